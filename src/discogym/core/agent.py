@@ -1,0 +1,121 @@
+"""Agents: given the brief, the tools and the history, choose the next tool call."""
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym.core.errors import UserError
+from discogym.core.tools import ToolCall, ToolResult, ToolSpec
+
+
+class Usage(BaseModel):
+    """Tokens and cost of one model call (zero for agents that use no model)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+        )
+
+
+class Turn(BaseModel):
+    """One step of the history an agent sees: its call and what came back."""
+
+    call: ToolCall
+    result: ToolResult
+
+
+class AgentDecision(BaseModel):
+    """What an agent does next: a tool call, or (``call`` is None) end the episode.
+
+    ``message`` is free text from the agent (a final answer, or why it gave up); ``usage`` is the cost
+    of reaching this decision.
+    """
+
+    call: ToolCall | None = None
+    message: str | None = None
+    usage: Usage | None = None
+
+
+@dataclass
+class AgentContext:
+    """Everything an agent may know at the start of an episode. Holds no ground truth."""
+
+    brief: str
+    tools: list[ToolSpec]
+    seed: int
+    valid_calls: Callable[[], list[ToolCall]] = field(default=list)
+    parse_text_action: Callable[[str], ToolCall] | None = None
+
+
+class Agent(ABC):
+    """Base class of agents. One instance plays one episode."""
+
+    def start(self, context: AgentContext) -> None:  # noqa: B027 - optional hook
+        """Called once before the first :meth:`act`."""
+
+    @abstractmethod
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        """Return the next decision given every turn so far."""
+
+    def settings(self) -> dict[str, Any]:
+        """Settings recorded in the episode's provenance (model id, endpoint options, ...)."""
+        return {}
+
+
+class AgentOptions(BaseModel):
+    """How the user asked for an agent: its name, an optional model, and free ``key=value`` options."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    model: str | None = None
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+AgentFactory = Callable[[AgentOptions], Agent]
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """A registered agent kind."""
+
+    name: str
+    factory: AgentFactory
+    description: str
+
+
+_GENERIC_AGENTS: dict[str, AgentEntry] = {}
+
+
+def register_agent(name: str, factory: AgentFactory, description: str) -> None:
+    """Make an agent usable with every suite (``--agent NAME``)."""
+    _GENERIC_AGENTS[name] = AgentEntry(name, factory, description)
+
+
+def generic_agents() -> list[AgentEntry]:
+    """The agents registered for every suite, by name."""
+    return [_GENERIC_AGENTS[name] for name in sorted(_GENERIC_AGENTS)]
+
+
+def find_generic_agent(name: str) -> AgentEntry | None:
+    """The generic agent called ``name``, if there is one."""
+    return _GENERIC_AGENTS.get(name)
+
+
+def require_option(options: AgentOptions, key: str, hint: str) -> str:
+    """The value of a required ``--agent-opt key=value``, or a UserError that says how to give it."""
+    value = options.options.get(key)
+    if not value:
+        raise UserError(f"agent '{options.name}' needs --agent-opt {key}=... ({hint})")
+    return value

@@ -1,0 +1,42 @@
+"""Finding the agent a user named: a suite's reference solvers first, then the generic agents."""
+
+import discogym.core.agents  # noqa: F401 - registers the generic agents
+from discogym.core.agent import Agent, AgentFactory, AgentOptions, find_generic_agent, generic_agents
+from discogym.core.errors import UserError
+from discogym.core.suite import Suite
+
+REFERENCE = "reference"
+
+
+def agent_names(suite: Suite) -> list[str]:
+    """Every agent name usable with ``suite``: ``reference``, its own solvers, then the generic agents."""
+    own = list(suite.reference_agents())
+    generic = [entry.name for entry in generic_agents() if entry.name not in own]
+    return ([REFERENCE] if own else []) + own + generic
+
+
+def resolve_agent_name(suite: Suite, name: str) -> str:
+    """The concrete agent ``name`` stands for (``reference`` becomes the suite's first solver)."""
+    own = suite.reference_agents()
+    if name == REFERENCE:
+        if not own:
+            raise UserError(f"suite '{suite.name}' has no reference agent")
+        return next(iter(own))
+    if name in own or find_generic_agent(name) is not None:
+        return name
+    raise UserError(f"unknown agent '{name}' for suite '{suite.name}'; choose from: {', '.join(agent_names(suite))}")
+
+
+def _factory(suite: Suite, name: str) -> AgentFactory:
+    own = suite.reference_agents()
+    if name in own:
+        return own[name]
+    entry = find_generic_agent(name)
+    if entry is None:
+        raise UserError(f"unknown agent '{name}' for suite '{suite.name}'")
+    return entry.factory
+
+
+def make_agent(suite: Suite, options: AgentOptions) -> Agent:
+    """A fresh agent for one episode of ``suite``."""
+    return _factory(suite, options.name)(options)

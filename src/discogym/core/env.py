@@ -1,0 +1,200 @@
+"""Environments: one per episode, a brief plus tools, with every limit enforced inside."""
+
+from abc import ABC, abstractmethod
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from discogym.core.errors import InfrastructureError, ToolError
+from discogym.core.tools import (
+    TOOL_MARKER,
+    Tool,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    describe_validation_error,
+    enumerate_calls,
+    parse_args_object,
+)
+
+
+class Limits(BaseModel):
+    """Limits every agent, interface and transport meets alike.
+
+    ``max_steps`` counts every call, rejected ones included, so an agent cannot loop forever on
+    malformed calls. ``call_timeout_s`` caps the wall-clock time of one tool call; exceeding it is an
+    infrastructure fault (the machine was too slow), not the agent's failure.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_steps: int | None = 1000
+    call_timeout_s: float | None = None
+
+
+STEP_LIMIT = "step_limit"
+
+
+class _CallTimeout(InfrastructureError):
+    pass
+
+
+@contextmanager
+def _wall_clock_cap(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` where the platform allows it, else check afterwards."""
+    if seconds is None:
+        yield
+        return
+    message = f"a tool call exceeded its wall-clock cap of {seconds:g} s"
+    use_alarm = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    started = time.perf_counter()
+    if use_alarm:
+        def on_alarm(signum: int, frame: Any) -> None:
+            raise _CallTimeout(message)
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    if time.perf_counter() - started > seconds:
+        raise _CallTimeout(message)
+
+
+class _Meter:
+    def __init__(self) -> None:
+        self.steps = 0
+        self.termination: str | None = None
+
+
+class Env(ABC):
+    """Base class of every suite's environment.
+
+    Subclasses write a :meth:`brief`, mark their tool methods with :func:`discogym.core.tools.tool`,
+    and call :meth:`finish` when the episode ends. :meth:`call` validates names and arguments,
+    counts steps, applies :attr:`limits`, and turns :class:`ToolError` into error results, so a
+    handler only ever sees well-formed arguments.
+    """
+
+    limits: ClassVar[Limits] = Limits()
+    _declared_tools: ClassVar[dict[str, Tool]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared: dict[str, Tool] = {}
+        for klass in reversed(cls.__mro__):
+            for attr in vars(klass).values():
+                marked = getattr(attr, TOOL_MARKER, None)
+                if isinstance(marked, Tool):
+                    declared[marked.name] = marked
+        cls._declared_tools = declared
+
+    @property
+    def _meter(self) -> _Meter:
+        meter = self.__dict__.get("_discogym_meter")
+        if meter is None:
+            meter = self.__dict__["_discogym_meter"] = _Meter()
+        return meter
+
+    @abstractmethod
+    def brief(self) -> str:
+        """The text the agent starts from. Must not contain hidden ground truth."""
+
+    def tools(self) -> list[Tool]:
+        """The tools open to the agent; override to offer a subset (e.g. per condition)."""
+        return list(self._declared_tools.values())
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """The agent-facing descriptions of :meth:`tools`."""
+        return [t.spec() for t in self.tools()]
+
+    @property
+    def steps(self) -> int:
+        """How many calls have been made, rejected ones included."""
+        return self._meter.steps
+
+    @property
+    def done(self) -> bool:
+        """True once the episode is over."""
+        return self._meter.termination is not None
+
+    @property
+    def termination(self) -> str | None:
+        """Why the episode ended (``submitted``, ``step_limit``, ...), or None while it runs."""
+        return self._meter.termination
+
+    def finish(self, reason: str) -> None:
+        """End the episode; later calls are refused. The first reason given is kept."""
+        if self._meter.termination is None:
+            self._meter.termination = reason
+
+    def outcome(self) -> dict[str, Any]:
+        """A suite-specific summary of how the episode ended, stored in the episode file."""
+        return {}
+
+    def parse_text_action(self, text: str) -> ToolCall:
+        """Parse the suite's text action syntax into a tool call; suites with one override this."""
+        raise ToolError("this environment has no text action syntax; call its tools instead")
+
+    def valid_calls(self) -> list[ToolCall]:
+        """The valid calls in the current state, for the random agent.
+
+        By default, every combination of argument values for tools whose arguments have small finite
+        domains (literals, booleans, enums, bounded integers). Suites whose tools take open-ended
+        arguments override this.
+        """
+        calls: list[ToolCall] = []
+        for t in self.tools():
+            calls.extend(enumerate_calls(t.name, t.args_model) or [])
+        return calls
+
+    def call(self, name: str, args: Any = None) -> ToolResult:
+        """Run one tool call. Never raises for bad input: the problem comes back as an error result.
+
+        Raises :class:`InfrastructureError` for faults outside the agent's control; any other
+        exception is a bug in the environment and propagates.
+        """
+        if self.done:
+            return ToolResult.failure("the episode is over; no more tool calls are accepted", done=True)
+        self._meter.steps += 1
+        result = self._dispatch(name, args)
+        max_steps = self.limits.max_steps
+        if max_steps is not None and self._meter.steps >= max_steps and not self.done:
+            self.finish(STEP_LIMIT)
+            result = result.model_copy(
+                update={"text": f"{result.text}\n(step limit of {max_steps} calls reached: the episode is over)"}
+            )
+        if self.done:
+            result = result.model_copy(update={"done": True})
+        return result
+
+    def _dispatch(self, name: Any, args: Any) -> ToolResult:
+        available = {t.name: t for t in self.tools()}
+        if not isinstance(name, str) or name not in available:
+            return ToolResult.failure(
+                f"unknown tool {name!r}; available tools: {', '.join(available) or '(none)'}"
+            )
+        chosen = available[name]
+        try:
+            parsed = chosen.args_model.model_validate(parse_args_object(args))
+        except ValueError as err:
+            if isinstance(err, ValidationError):
+                return ToolResult.failure(describe_validation_error(name, err))
+            return ToolResult.failure(f"tool '{name}': {err}")
+        handler: Callable[[Any, Any], ToolResult] = chosen.handler
+        try:
+            with _wall_clock_cap(self.limits.call_timeout_s):
+                result = handler(self, parsed)
+        except ToolError as err:
+            return ToolResult.failure(str(err))
+        if not isinstance(result, ToolResult):
+            raise TypeError(f"tool '{name}' returned {type(result).__name__}, not ToolResult")
+        return result

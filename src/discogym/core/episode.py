@@ -1,0 +1,139 @@
+"""Episodes: the self-contained record of one (task, condition, agent, model, repeat)."""
+
+import hashlib
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym.core.agent import Usage
+from discogym.core.task import Condition, Task
+from discogym.core.tools import ToolCall, ToolResult, ToolSpec
+
+EPISODE_FORMAT_VERSION = 1
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class EpisodeKey(BaseModel):
+    """What identifies an episode within a run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    suite: str
+    task: str
+    condition: str
+    agent: str
+    model: str | None = None
+    repeat: int = Field(default=0, ge=0)
+
+    def canonical(self) -> str:
+        """A stable JSON encoding of the key."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    def file_stem(self) -> str:
+        """A readable, filesystem-safe, unique name: the key's parts plus a digest of the whole key."""
+        parts = [self.task, self.condition, self.agent, self.model or "-", f"r{self.repeat}"]
+        readable = _UNSAFE.sub("_", "~".join(parts))[:120]
+        digest = hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()[:12]
+        return f"{readable}-{digest}"
+
+
+class Event(BaseModel):
+    """One step of the log: the agent's call, the environment's result, and the agent's cost."""
+
+    step: int
+    call: ToolCall
+    result: ToolResult
+    agent_message: str | None = None
+    usage: Usage | None = None
+
+
+Status = Literal["completed", "error"]
+
+
+class Outcome(BaseModel):
+    """How the episode ended.
+
+    ``status`` is ``completed`` when the episode ran to an end (whatever the agent achieved) and
+    ``error`` when a bug in the environment, agent or scorer stopped it; ``termination`` says which
+    end (``submitted``, ``step_limit``, ``agent_stopped``, ``env_error``, ...).
+    """
+
+    status: Status
+    termination: str
+    error: str | None = None
+    agent_message: str | None = None
+    final_usage: Usage | None = None
+    env: dict[str, Any] = Field(default_factory=dict)
+
+
+class Score(BaseModel):
+    """A suite's score for one episode, computed from the episode alone."""
+
+    value: float | None = None
+    success: bool | None = None
+    components: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class Provenance(BaseModel):
+    """Where an episode came from. Contains nothing that changes between identical reruns."""
+
+    discogym_version: str
+    git_commit: str | None
+    python: str
+    platform: str
+    run_seed: int
+    env_seed: int
+    agent_seed: int
+    model: str | None = None
+    agent_settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class Episode(BaseModel):
+    """Everything about one episode: the task (with its hidden ground truth), what the agent saw,
+    every call and result, the outcome, the score, the audit and the provenance."""
+
+    format_version: int = EPISODE_FORMAT_VERSION
+    key: EpisodeKey
+    task: Task
+    condition: Condition
+    brief: str
+    tools: list[ToolSpec]
+    events: list[Event]
+    outcome: Outcome
+    score: Score = Field(default_factory=Score)
+    audit: dict[str, Any] = Field(default_factory=dict)
+    provenance: Provenance
+
+    def usage(self) -> Usage:
+        """Tokens and cost summed over the episode."""
+        total = Usage()
+        for usage in [event.usage for event in self.events] + [self.outcome.final_usage]:
+            if usage is not None:
+                total = total + usage
+        return total
+
+    def to_json(self) -> str:
+        """The canonical file text: sorted keys, so the bytes depend only on the content."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+class StepTiming(BaseModel):
+    """Wall-clock seconds one step took."""
+
+    agent_s: float
+    env_s: float
+
+
+class EpisodeRuntime(BaseModel):
+    """What changes between identical reruns (wall-clock times, tracebacks), kept beside the episode so
+    that the episode file itself stays byte-reproducible."""
+
+    key: EpisodeKey
+    started_at: str
+    total_s: float
+    steps: list[StepTiming]
+    traceback: str | None = None

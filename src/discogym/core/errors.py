@@ -1,0 +1,27 @@
+"""The exceptions the harness uses to tell apart who is at fault."""
+
+
+class DiscogymError(Exception):
+    """Base class of every error discogym raises on purpose."""
+
+
+class UserError(DiscogymError):
+    """Something the user asked for is wrong (unknown suite, bad option, malformed file).
+
+    The CLI prints the message as one line and exits non-zero, without a traceback.
+    """
+
+
+class InfrastructureError(DiscogymError):
+    """A fault outside the agent's control: an endpoint that is down, a timeout, a killed worker.
+
+    An episode interrupted by one is not written and is never scored as the agent's failure; the
+    runner retries it (``--retries``) and a later run on the same directory picks it up again.
+    """
+
+
+class ToolError(DiscogymError):
+    """Raised by a tool handler for a well-formed but unacceptable request.
+
+    The message goes back to the agent as an error result; the episode continues.
+    """

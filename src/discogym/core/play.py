@@ -1,0 +1,200 @@
+"""Playing one episode: agent and environment in a loop, then scoring and auditing from the log."""
+
+import time
+import traceback
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from discogym import __version__
+from discogym.core.agent import Agent, AgentContext, AgentOptions, Turn, Usage
+from discogym.core.agent_lookup import make_agent
+from discogym.core.env import Env
+from discogym.core.episode import (
+    Episode,
+    EpisodeKey,
+    EpisodeRuntime,
+    Event,
+    Outcome,
+    Provenance,
+    Score,
+    StepTiming,
+)
+from discogym.core.errors import InfrastructureError
+from discogym.core.provenance import git_commit, platform_name, python_version
+from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
+
+AGENT_STOPPED = "agent_stopped"
+AGENT_ERROR = "agent_error"
+ENV_ERROR = "env_error"
+
+
+class PlannedEpisode(BaseModel):
+    """Everything needed to play one episode, in any process."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: EpisodeKey
+    task: Task
+    condition: Condition
+    agent: AgentOptions
+    run_seed: int
+    env_seed: int
+    agent_seed: int
+
+
+def _describe(err: BaseException) -> str:
+    return f"{type(err).__name__}: {err}"
+
+
+class _Player:
+    """The state of one episode being played."""
+
+    def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
+        self.suite = suite
+        self.planned = planned
+        self.events: list[Event] = []
+        self.timings: list[StepTiming] = []
+        self.brief = ""
+        self.tools: list[Any] = []
+        self.agent_settings: dict[str, Any] = {}
+        self.termination: str | None = None
+        self.error: str | None = None
+        self.trace: str | None = None
+        self.agent_message: str | None = None
+        self.final_usage: Usage | None = None
+        self.env_outcome: dict[str, Any] = {}
+
+    def fail(self, termination: str, err: Exception) -> None:
+        self.termination = termination
+        self.error = _describe(err)
+        self.trace = traceback.format_exc()
+
+    def play(self) -> None:
+        try:
+            env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
+            self.brief = env.brief()
+            self.tools = env.tool_specs()
+        except InfrastructureError:
+            raise
+        except Exception as err:
+            self.fail(ENV_ERROR, err)
+            return
+        agent = make_agent(self.suite, self.planned.agent)
+        self.agent_settings = agent.settings()
+        context = AgentContext(
+            brief=self.brief,
+            tools=self.tools,
+            seed=self.planned.agent_seed,
+            valid_calls=env.valid_calls,
+            parse_text_action=env.parse_text_action,
+        )
+        try:
+            agent.start(context)
+        except InfrastructureError:
+            raise
+        except Exception as err:
+            self.fail(AGENT_ERROR, err)
+            return
+        self.loop(env, agent)
+        if self.termination is None:
+            self.termination = env.termination
+        try:
+            self.env_outcome = env.outcome()
+        except InfrastructureError:
+            raise
+        except Exception as err:
+            self.fail(ENV_ERROR, err)
+
+    def loop(self, env: Env, agent: Agent) -> None:
+        history: list[Turn] = []
+        while not env.done:
+            started = time.perf_counter()
+            try:
+                decision = agent.act(history)
+            except InfrastructureError:
+                raise
+            except Exception as err:
+                self.fail(AGENT_ERROR, err)
+                return
+            decided = time.perf_counter()
+            if decision.call is None:
+                self.termination = AGENT_STOPPED
+                self.agent_message = decision.message
+                self.final_usage = decision.usage
+                return
+            try:
+                result = env.call(decision.call.tool, decision.call.args)
+            except InfrastructureError:
+                raise
+            except Exception as err:
+                self.fail(ENV_ERROR, err)
+                return
+            self.events.append(
+                Event(step=len(self.events) + 1, call=decision.call, result=result,
+                      agent_message=decision.message, usage=decision.usage)
+            )
+            history.append(Turn(call=decision.call, result=result))
+            self.timings.append(StepTiming(agent_s=decided - started, env_s=time.perf_counter() - decided))
+
+    def episode(self) -> Episode:
+        planned = self.planned
+        outcome = Outcome(
+            status="error" if self.error else "completed",
+            termination=self.termination or "unknown",
+            error=self.error,
+            agent_message=self.agent_message,
+            final_usage=self.final_usage,
+            env=self.env_outcome,
+        )
+        provenance = Provenance(
+            discogym_version=__version__,
+            git_commit=git_commit(),
+            python=python_version(),
+            platform=platform_name(),
+            run_seed=planned.run_seed,
+            env_seed=planned.env_seed,
+            agent_seed=planned.agent_seed,
+            model=planned.agent.model,
+            agent_settings=self.agent_settings,
+        )
+        return Episode(
+            key=planned.key, task=planned.task, condition=planned.condition, brief=self.brief,
+            tools=self.tools, events=self.events, outcome=outcome, provenance=provenance,
+        )
+
+
+def score_episode(suite: Suite, episode: Episode) -> Episode:
+    """Attach the suite's score and audit, computed from the episode alone.
+
+    An episode that ended in an error is not scored; a scorer or auditor that fails leaves its
+    message in the episode instead of stopping the run.
+    """
+    if episode.outcome.status == "error":
+        score = Score(error="not scored: the episode ended with an error")
+        return episode.model_copy(update={"score": score, "audit": {}})
+    try:
+        score = suite.score(episode)
+    except Exception as err:
+        score = Score(error=f"scorer failed: {_describe(err)}")
+    try:
+        audit = dict(suite.audit(episode))
+    except Exception as err:
+        audit = {"error": f"audit failed: {_describe(err)}"}
+    return episode.model_copy(update={"score": score, "audit": audit})
+
+
+def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, EpisodeRuntime]:
+    """Play, score and audit one episode. Raises only InfrastructureError (and KeyboardInterrupt)."""
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started = time.perf_counter()
+    player = _Player(suite, planned)
+    player.play()
+    episode = score_episode(suite, player.episode())
+    runtime = EpisodeRuntime(
+        key=planned.key, started_at=started_at, total_s=time.perf_counter() - started,
+        steps=player.timings, traceback=player.trace,
+    )
+    return episode, runtime

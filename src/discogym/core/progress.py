@@ -1,0 +1,72 @@
+"""Progress of a run: a listener interface and its rich progress bar."""
+
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:
+    from discogym.core.episode import EpisodeKey
+    from discogym.core.runner import EpisodeSummary
+
+
+class RunListener:
+    """Told what a run does; the default listens silently."""
+
+    def started(self, total: int, finished: "list[EpisodeSummary]") -> None:
+        """The run has ``total`` episodes, of which ``finished`` were already written."""
+
+    def finished(self, done: "EpisodeSummary") -> None:
+        """An episode was written."""
+
+    def fault(self, key: "EpisodeKey", message: str, will_retry: bool) -> None:
+        """An episode was interrupted by an infrastructure fault and not written."""
+
+    def close(self) -> None:
+        """The run has stopped."""
+
+
+class ProgressBar(RunListener):
+    """A rich progress bar on stderr: episodes done/total, mean score, tokens and cost so far."""
+
+    def __init__(self, description: str, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.description = description
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("score {task.fields[score]}"), TextColumn("tokens {task.fields[tokens]}"),
+            TextColumn("${task.fields[cost]}"), TimeElapsedColumn(),
+            console=self.console, transient=False,
+        )
+        self.task: TaskID | None = None
+        self.scores: list[float] = []
+        self.tokens = 0
+        self.cost = 0.0
+
+    def _fields(self) -> dict[str, str]:
+        mean = f"{sum(self.scores) / len(self.scores):.3f}" if self.scores else "-"
+        return {"score": mean, "tokens": f"{self.tokens:,}", "cost": f"{self.cost:.2f}"}
+
+    def _count(self, done: "EpisodeSummary") -> None:
+        if done.score is not None:
+            self.scores.append(done.score)
+        self.tokens += done.usage.input_tokens + done.usage.output_tokens
+        self.cost += done.usage.cost_usd
+
+    def started(self, total: int, finished: "list[EpisodeSummary]") -> None:
+        for done in finished:
+            self._count(done)
+        self.progress.start()
+        self.task = self.progress.add_task(self.description, total=total, completed=len(finished), **self._fields())
+
+    def finished(self, done: "EpisodeSummary") -> None:
+        self._count(done)
+        if self.task is not None:
+            self.progress.update(self.task, advance=1, **self._fields())
+
+    def fault(self, key: "EpisodeKey", message: str, will_retry: bool) -> None:
+        action = "retrying" if will_retry else "left for the next run"
+        self.progress.console.print(f"[yellow]fault[/] {key.task} ({key.agent}, repeat {key.repeat}): {message}; {action}")
+
+    def close(self) -> None:
+        self.progress.stop()

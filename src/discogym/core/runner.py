@@ -1,0 +1,261 @@
+"""Runs: the (task x condition x agent x repeat) grid, one file per episode, resumable."""
+
+import multiprocessing
+import signal
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym import __version__
+from discogym.core.agent import AgentOptions, Usage
+from discogym.core.agent_lookup import make_agent, resolve_agent_name
+from discogym.core.episode import Episode, EpisodeKey
+from discogym.core.errors import InfrastructureError, UserError
+from discogym.core.play import PlannedEpisode, play_episode
+from discogym.core.progress import RunListener
+from discogym.core.seeding import derive_seed
+from discogym.core.storage import RunDir, atomic_write_text
+from discogym.core.suite import Suite
+
+
+class RunConfig(BaseModel):
+    """What a run plays. Stored as ``run.json``; a rerun must name the same suite and seed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    split: str
+    tasks: list[str] | None = None
+    conditions: list[str]
+    agents: list[AgentOptions]
+    repeats: int = Field(default=1, ge=1)
+    seed: int = 0
+    discogym_version: str = __version__
+
+
+class EpisodeSummary(BaseModel):
+    """The little a progress display needs to know about a finished episode."""
+
+    key: EpisodeKey
+    status: str
+    score: float | None
+    usage: Usage
+
+    @classmethod
+    def of(cls, episode: Episode) -> "EpisodeSummary":
+        """Summarise ``episode``."""
+        return cls(key=episode.key, status=episode.outcome.status, score=episode.score.value,
+                   usage=episode.usage())
+
+
+@dataclass
+class RunSummary:
+    """What a pass over a run did."""
+
+    run_dir: Path
+    planned: int
+    skipped: int = 0
+    written: int = 0
+    errors: int = 0
+    faults: dict[str, str] = field(default_factory=dict)
+    scores: list[float] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """True when every planned episode has its file."""
+        return self.skipped + self.written == self.planned
+
+
+def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
+    """The episodes of a run in a fixed order: tasks, then conditions, then agents, then repeats."""
+    tasks = suite.tasks(config.split)
+    if config.tasks is not None:
+        by_id = {task.id: task for task in tasks}
+        missing = [task_id for task_id in config.tasks if task_id not in by_id]
+        if missing:
+            raise UserError(
+                f"split '{config.split}' of suite '{suite.name}' has no task {', '.join(map(repr, missing))}"
+            )
+        tasks = [by_id[task_id] for task_id in config.tasks]
+    conditions = [suite.condition(name) for name in config.conditions]
+    planned = []
+    for task in tasks:
+        for condition in conditions:
+            env_seed_base = (config.seed, "env", suite.name, task.id, condition.name)
+            for agent in config.agents:
+                for repeat in range(config.repeats):
+                    key = EpisodeKey(suite=suite.name, task=task.id, condition=condition.name,
+                                     agent=agent.name, model=agent.model, repeat=repeat)
+                    planned.append(PlannedEpisode(
+                        key=key, task=task, condition=condition, agent=agent, run_seed=config.seed,
+                        # The world's randomness depends on the repeat but not on the agent, so agents
+                        # are compared on the same world instances.
+                        env_seed=derive_seed(*env_seed_base, repeat),
+                        agent_seed=derive_seed(config.seed, "agent", key.canonical()),
+                    ))
+    return planned
+
+
+def resolve_agents(suite: Suite, agents: Iterable[AgentOptions]) -> list[AgentOptions]:
+    """Replace ``reference`` by the concrete solver name and check each agent can be built."""
+    resolved = []
+    for options in agents:
+        concrete = options.model_copy(update={"name": resolve_agent_name(suite, options.name)})
+        make_agent(suite, concrete)  # raises UserError now rather than in every episode
+        resolved.append(concrete)
+    return resolved
+
+
+def play_and_write(suite: Suite, planned: PlannedEpisode, root: Path) -> EpisodeSummary:
+    """Play one episode and write its file; runs in the runner's process or in a worker."""
+    episode, runtime = play_episode(suite, planned)
+    RunDir(root).write_episode(episode, runtime)
+    return EpisodeSummary.of(episode)
+
+
+def _ignore_interrupts() -> None:
+    # Workers leave Ctrl-C to the runner, which terminates them: an episode is either written whole
+    # by its worker or not at all.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _fault_message(err: BaseException) -> str:
+    if isinstance(err, BrokenProcessPool):
+        return "a worker process died"
+    if isinstance(err, InfrastructureError | OSError):
+        return f"{type(err).__name__}: {err}"
+    return f"unexpected {type(err).__name__}: {err}"
+
+
+class Runner:
+    """Plays the episodes of a run that have no file yet, ``workers`` at a time."""
+
+    def __init__(self, suite: Suite, config: RunConfig, out: Path, *, workers: int = 1, retries: int = 0,
+                 listener: RunListener | None = None) -> None:
+        if workers < 1:
+            raise UserError("--workers must be at least 1")
+        if retries < 0:
+            raise UserError("--retries cannot be negative")
+        self.suite = suite
+        self.config = config
+        self.run_dir = RunDir(out)
+        self.workers = workers
+        self.retries = retries
+        self.listener = listener or RunListener()
+        self._queue: deque[PlannedEpisode] = deque()
+        self._attempts: dict[EpisodeKey, int] = {}
+
+    def _check_config(self) -> None:
+        path = self.run_dir.config_path
+        if path.exists():
+            try:
+                previous = RunConfig.model_validate_json(path.read_bytes())
+            except ValueError:
+                raise UserError(f"{path} is not a discogym run configuration; choose another --out") from None
+            if (previous.suite, previous.seed) != (self.config.suite, self.config.seed):
+                raise UserError(
+                    f"{self.run_dir.root} holds a run of suite '{previous.suite}' with seed {previous.seed}; "
+                    "resume it with the same suite and seed, or choose another --out"
+                )
+        atomic_write_text(path, self.config.model_dump_json(indent=1) + "\n")
+
+    def run(self) -> RunSummary:
+        """Play every planned episode that is not finished yet; return what happened."""
+        planned = plan_episodes(self.suite, self.config)
+        self._check_config()
+        self.run_dir.remove_temporary_files()
+        summary = RunSummary(run_dir=self.run_dir.root, planned=len(planned))
+        finished = []
+        for item in planned:
+            episode = self.run_dir.read_episode(item.key)
+            if episode is None:
+                self._queue.append(item)
+            else:
+                finished.append(EpisodeSummary.of(episode))
+        summary.skipped = len(finished)
+        self.listener.started(len(planned), finished)
+        for done in finished:
+            if done.score is not None:
+                summary.scores.append(done.score)
+        try:
+            if self.workers == 1:
+                self._run_here(summary)
+            else:
+                self._run_pool(summary)
+        finally:
+            self.run_dir.remove_temporary_files()
+            self.listener.close()
+        return summary
+
+    def _record(self, summary: RunSummary, done: EpisodeSummary) -> None:
+        summary.written += 1
+        summary.errors += done.status == "error"
+        if done.score is not None:
+            summary.scores.append(done.score)
+        self.listener.finished(done)
+
+    def _fault(self, summary: RunSummary, item: PlannedEpisode, err: BaseException) -> None:
+        attempts = self._attempts[item.key] = self._attempts.get(item.key, 0) + 1
+        retry = attempts <= self.retries
+        message = _fault_message(err)
+        if retry:
+            self._queue.append(item)
+        else:
+            summary.faults[item.key.file_stem()] = message
+        self.listener.fault(item.key, message, retry)
+
+    def _run_here(self, summary: RunSummary) -> None:
+        while self._queue:
+            item = self._queue.popleft()
+            try:
+                done = play_and_write(self.suite, item, self.run_dir.root)
+            except Exception as err:
+                self._fault(summary, item, err)
+            else:
+                self._record(summary, done)
+
+    def _run_pool(self, summary: RunSummary) -> None:
+        context = multiprocessing.get_context("spawn")
+        executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_interrupts)
+        in_flight: dict[Future[EpisodeSummary], PlannedEpisode] = {}
+        try:
+            while self._queue or in_flight:
+                while self._queue and len(in_flight) < 2 * self.workers:
+                    item = self._queue.popleft()
+                    in_flight[executor.submit(play_and_write, self.suite, item, self.run_dir.root)] = item
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                broken = False
+                for future in finished:
+                    item = in_flight.pop(future)
+                    try:
+                        self._record(summary, future.result())
+                    except BrokenProcessPool as err:
+                        broken = True
+                        self._fault(summary, item, err)
+                    except Exception as err:
+                        self._fault(summary, item, err)
+                if broken:
+                    for future, item in in_flight.items():
+                        self._fault(summary, item, BrokenProcessPool())
+                    in_flight.clear()
+                    executor.shutdown(wait=True, cancel_futures=True)
+                    executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_interrupts)
+        except BaseException:
+            _terminate(executor)
+            raise
+        executor.shutdown(wait=True)
+
+
+def _terminate(executor: ProcessPoolExecutor) -> None:
+    """Stop the workers now, abandoning the episodes they are playing (none is written half-way)."""
+    processes = list(getattr(executor, "_processes", {}).values())
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)
+    executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,177 @@
+"""Tools: how every interaction between an agent and an environment is expressed."""
+
+import enum
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, get_origin
+
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
+
+# Above this many argument combinations a tool is too large to enumerate for the random agent.
+MAX_ENUMERATED_CALLS = 10_000
+MAX_INT_RANGE = 1_000
+
+
+class ToolArgs(BaseModel):
+    """Base class of tool argument models: unknown fields are rejected with a clear message."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(ToolArgs):
+    """Arguments of a tool that takes none."""
+
+
+class ToolSpec(BaseModel):
+    """What an agent is told about a tool: its name, what it does, and its arguments' JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class ToolCall(BaseModel):
+    """A request to run a tool. ``args`` is whatever the agent sent, malformed or not."""
+
+    tool: str
+    args: Any = Field(default_factory=dict)
+
+
+class ToolResult(BaseModel):
+    """What a tool call returns: text for the agent, structured data for the log.
+
+    ``ok`` is false when the call was rejected (unknown tool, bad arguments, refused request); the
+    message is in ``error`` and repeated in ``text``. ``done`` tells the agent the episode is over.
+    """
+
+    ok: bool = True
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    done: bool = False
+
+    @classmethod
+    def failure(cls, message: str, **data: Any) -> "ToolResult":
+        """An error result carrying ``message`` for the agent."""
+        return cls(ok=False, text=f"error: {message}", error=message, data=data)
+
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+Handler = Callable[[Any, Any], ToolResult]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool of an environment: its public description plus the method that runs it."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    handler: Handler
+
+    def spec(self) -> ToolSpec:
+        """The agent-facing description of this tool."""
+        schema = self.args_model.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+
+
+TOOL_MARKER = "__discogym_tool__"
+
+
+def tool(
+    args: type[BaseModel] = NoArgs, *, name: str | None = None, description: str | None = None
+) -> Callable[[Callable[[Any, Any], ToolResult]], Callable[[Any, Any], ToolResult]]:
+    """Mark an :class:`~discogym.core.env.Env` method as a tool.
+
+    The method takes the validated argument model and returns a :class:`ToolResult`. The tool's name
+    defaults to the method's name and its description to the method's docstring.
+    """
+
+    def mark(method: Callable[[Any, Any], ToolResult]) -> Callable[[Any, Any], ToolResult]:
+        doc = description if description is not None else (method.__doc__ or "").strip()
+        setattr(method, TOOL_MARKER, Tool(name or method.__name__, doc, args, method))
+        return method
+
+    return mark
+
+
+def parse_args_object(args: Any) -> dict[str, Any]:
+    """Accept ``None``, a dict, or a JSON object in a string; raise ValueError otherwise."""
+    if args is None:
+        return {}
+    if isinstance(args, str):
+        text = args.strip() or "{}"
+        try:
+            args = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"arguments are not valid JSON ({err.msg} at position {err.pos})") from None
+    if not isinstance(args, dict):
+        raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
+    return args
+
+
+def describe_validation_error(tool_name: str, err: ValidationError) -> str:
+    """One readable sentence per problem, e.g. ``argument 'n': Input should be a valid integer``."""
+    problems = []
+    for item in err.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "(arguments)"
+        message = item["msg"]
+        if item["type"] == "extra_forbidden":
+            message = "unknown argument"
+        problems.append(f"argument '{where}': {message}")
+    return f"invalid arguments for tool '{tool_name}': " + "; ".join(problems)
+
+
+def _field_domain(info: FieldInfo) -> list[Any] | None:
+    """The finite set of values a field accepts, or None when it is not small and finite."""
+    annotation = info.annotation
+    if get_origin(annotation) is Literal:
+        return list(annotation.__args__)  # type: ignore[union-attr]
+    if annotation is bool:
+        return [False, True]
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return [member.value for member in annotation]
+    if annotation is int:
+        low = high = None
+        for meta in info.metadata:
+            if isinstance(meta, annotated_types.Ge):
+                low = int(meta.ge)  # type: ignore[call-overload]
+            elif isinstance(meta, annotated_types.Gt):
+                low = int(meta.gt) + 1  # type: ignore[call-overload]
+            elif isinstance(meta, annotated_types.Le):
+                high = int(meta.le)  # type: ignore[call-overload]
+            elif isinstance(meta, annotated_types.Lt):
+                high = int(meta.lt) - 1  # type: ignore[call-overload]
+        if low is not None and high is not None and 0 <= high - low < MAX_INT_RANGE:
+            return list(range(low, high + 1))
+    return None
+
+
+def enumerate_calls(tool_name: str, args_model: type[BaseModel]) -> list[ToolCall] | None:
+    """Every valid call of a tool whose arguments all have small finite domains.
+
+    A field without a finite domain but with a default takes its default. Returns None when the
+    tool cannot be enumerated this way (the environment must then list its valid calls itself).
+    """
+    names: list[str] = []
+    domains: list[list[Any]] = []
+    for field_name, info in args_model.model_fields.items():
+        domain = _field_domain(info)
+        if domain is None:
+            if info.is_required():
+                return None
+            continue
+        names.append(field_name)
+        domains.append(domain)
+    combos = 1
+    for domain in domains:
+        combos *= len(domain)
+    if combos > MAX_ENUMERATED_CALLS:
+        return None
+    return [ToolCall(tool=tool_name, args=dict(zip(names, values, strict=True)))
+            for values in itertools.product(*domains)]

@@ -1,0 +1,276 @@
+"""The ``discogym`` command: list suites and tasks, run agents, report on runs."""
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.table import Table
+
+from discogym import __version__
+from discogym.core.agent import AgentOptions, generic_agents
+from discogym.core.agent_lookup import agent_names
+from discogym.core.aggregate import build_report
+from discogym.core.errors import UserError
+from discogym.core.progress import ProgressBar, RunListener
+from discogym.core.runner import RunConfig, Runner, RunSummary, resolve_agents
+from discogym.core.suite import Suite, all_suites, get_suite
+
+EXIT_USER_ERROR = 2
+EXIT_INCOMPLETE = 3
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    name="discogym",
+    help="Measure how well AI agents do science: discover hidden rules by experiment, then use them.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+stderr = Console(stderr=True)
+stdout = Console()
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else.")]
+
+
+def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
+    """Print one clear line on stderr and exit with ``code``."""
+    stderr.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn a UserError into one line on stderr and a non-zero exit."""
+    try:
+        yield
+    except UserError as err:
+        fail(str(err))
+
+
+def print_json(document: Any) -> None:
+    """Write ``document`` as the single JSON document on stdout."""
+    sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+
+
+def suite_document(suite: Suite) -> dict[str, Any]:
+    """What ``list --json`` says about one suite."""
+    return {
+        "name": suite.name,
+        "aliases": list(suite.aliases),
+        "description": suite.description,
+        "splits": suite.splits(),
+        "conditions": [c.name for c in suite.conditions()],
+        "agents": agent_names(suite),
+    }
+
+
+@app.command("list")
+def list_command(
+    suite: Annotated[str | None, typer.Argument(help="A suite whose tasks to list.")] = None,
+    split: Annotated[str | None, typer.Option(help="The task set (default: the suite's first).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the suites, or the tasks of one suite."""
+    with user_errors():
+        if suite is None:
+            _list_suites(as_json)
+        else:
+            _list_tasks(get_suite(suite), split, as_json)
+
+
+def _list_suites(as_json: bool) -> None:
+    suites = all_suites()
+    agents = [{"name": a.name, "description": a.description} for a in generic_agents()]
+    if as_json:
+        print_json({"suites": [suite_document(s) for s in suites], "generic_agents": agents})
+        return
+    if not suites:
+        stdout.print("No suites are registered.")
+    table = Table("suite", "aliases", "splits", "conditions", "agents", "description")
+    for suite in suites:
+        doc = suite_document(suite)
+        table.add_row(doc["name"], ", ".join(doc["aliases"]), ", ".join(doc["splits"]),
+                      ", ".join(doc["conditions"]), ", ".join(doc["agents"]), doc["description"])
+    if suites:
+        stdout.print(table)
+    stdout.print("Agents for every suite: " + "; ".join(f"{a['name']} ({a['description']})" for a in agents))
+
+
+def _list_tasks(suite: Suite, split: str | None, as_json: bool) -> None:
+    chosen = split or suite.splits()[0]
+    tasks = suite.tasks(chosen)
+    if as_json:
+        print_json({"suite": suite.name, "split": chosen,
+                    "tasks": [{"id": t.id, "brief": t.brief, "params": t.params} for t in tasks]})
+        return
+    table = Table("task", "brief", title=f"{suite.name} / {chosen}: {len(tasks)} tasks")
+    for task in tasks:
+        table.add_row(task.id, task.brief.strip().splitlines()[0] if task.brief.strip() else "")
+    stdout.print(table)
+
+
+def parse_agent_options(pairs: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` to a dict, or a UserError naming the malformed pair."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--agent-opt takes KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options
+
+
+def run_summary_document(summary: RunSummary) -> dict[str, Any]:
+    """What ``run --json`` prints."""
+    scores = summary.scores
+    return {
+        "run_dir": str(summary.run_dir),
+        "planned": summary.planned,
+        "skipped": summary.skipped,
+        "written": summary.written,
+        "errors": summary.errors,
+        "faults": summary.faults,
+        "complete": summary.complete,
+        "mean_score": sum(scores) / len(scores) if scores else None,
+    }
+
+
+def execute_run(suite: Suite, config: RunConfig, out: Path, workers: int, retries: int,
+                listener: RunListener) -> RunSummary:
+    """Run, turning Ctrl-C into a clear message and exit code."""
+    runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener)
+    try:
+        return runner.run()
+    except KeyboardInterrupt:
+        written = len(runner.run_dir.episode_paths())
+        fail(f"interrupted; {written} finished episodes are in {out}; rerun the same command to resume",
+             EXIT_INTERRUPTED)
+
+
+def report_incomplete(summary: RunSummary) -> None:
+    """Tell the user which episodes were left unfinished and exit non-zero if any were."""
+    if summary.complete:
+        return
+    for stem, message in sorted(summary.faults.items()):
+        stderr.print(f"[yellow]not finished[/] {stem}: {message}", highlight=False)
+    fail(f"{len(summary.faults)} episodes were not finished because of infrastructure faults; "
+         "rerun the same command to retry them", EXIT_INCOMPLETE)
+
+
+@app.command()
+def run(
+    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    agent: Annotated[list[str] | None, typer.Option(help="Agent(s) to run; default: reference.")] = None,
+    split: Annotated[str | None, typer.Option(help="Task set (default: the suite's first).")] = None,
+    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model for language-model agents.")] = None,
+    agent_opt: Annotated[list[str] | None, typer.Option(help="Agent option KEY=VALUE (repeatable).")] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")] = 1,
+    seed: Annotated[int, typer.Option(help="Run seed; every episode's seeds derive from it.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/SUITE).")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")] = 1,
+    retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
+    with user_errors():
+        suite = get_suite(suite_name)
+        options = parse_agent_options(agent_opt or [])
+        requested = [AgentOptions(name=name, model=model, options=options) for name in agent or ["reference"]]
+        config = RunConfig(
+            suite=suite.name, split=split or suite.splits()[0], tasks=task,
+            conditions=condition or [suite.conditions()[0].name],
+            agents=resolve_agents(suite, requested), repeats=repeats, seed=seed,
+        )
+        out = out or Path("runs") / suite.name
+        listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
+        summary = execute_run(suite, config, out, workers, retries, listener)
+    if as_json:
+        print_json(run_summary_document(summary))
+    else:
+        doc = run_summary_document(summary)
+        mean = "-" if doc["mean_score"] is None else f"{doc['mean_score']:.3f}"
+        stderr.print(f"{summary.written} episodes written, {summary.skipped} already done, "
+                     f"{summary.errors} ended in an error; mean score {mean}; run directory {out}", highlight=False)
+    report_incomplete(summary)
+
+
+@app.command()
+def report(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`.")],
+    html: Annotated[Path | None, typer.Option(help="Also write the report as an HTML page here.")] = None,
+    rescore: Annotated[bool, typer.Option(help="Recompute scores and audits from the episode logs.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Aggregate a run's episodes into tables (markdown on stdout)."""
+    with user_errors():
+        built = build_report(run_dir, rescore=rescore)
+    if html is not None:
+        html.write_text(built.html(), encoding="utf-8")
+    if as_json:
+        print_json(built.model_dump(mode="json"))
+    else:
+        sys.stdout.write(built.markdown())
+
+
+@app.command()
+def sweep(
+    suites: Annotated[list[str] | None, typer.Argument(help="Suites to run (default: all registered).")] = None,
+    out: Annotated[Path, typer.Option(help="Parent directory; each suite's run goes in OUT/SUITE.")] = Path(
+        "runs/reference"),
+    workers: Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")] = 1,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """The main job: every suite's default task set with its reference agent, offline, then the reports."""
+    with user_errors():
+        chosen = [get_suite(name) for name in suites] if suites else all_suites()
+        results: dict[str, Any] = {}
+        for suite in chosen:
+            if not suite.reference_agents():
+                stderr.print(f"{suite.name}: no reference agent, skipped")
+                continue
+            config = RunConfig(suite=suite.name, split=suite.splits()[0], conditions=[suite.conditions()[0].name],
+                               agents=resolve_agents(suite, [AgentOptions(name="reference")]))
+            listener: RunListener = RunListener() if quiet else ProgressBar(suite.name, stderr)
+            summary = execute_run(suite, config, out / suite.name, workers, 0, listener)
+            results[suite.name] = {"run": run_summary_document(summary),
+                                   "report": build_report(out / suite.name).model_dump(mode="json")}
+            if not as_json:
+                sys.stdout.write(build_report(out / suite.name).markdown() + "\n")
+    if not chosen:
+        stderr.print("No suites are registered yet; nothing to run.")
+    if as_json:
+        print_json({"out": str(out), "suites": results})
+
+
+def version_callback(value: bool) -> None:
+    """Print the version and exit."""
+    if value:
+        stdout.print(f"discogym {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """discogym: explore hidden rules, find them by experiment, use them."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``discogym`` command."""
+    command: Callable[..., Any] = typer.main.get_command(app)
+    command(args=argv, prog_name="discogym")
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,225 @@
+"""A small suite for the harness tests: find a hidden digit by probing it.
+
+Importable as ``tests.core.toy_suite:suite`` through ``DISCOGYM_SUITES`` so that CLI tests in
+subprocesses can run it.
+"""
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from discogym.core import (
+    Agent,
+    AgentContext,
+    AgentDecision,
+    AgentFactory,
+    AgentOptions,
+    Condition,
+    Env,
+    Episode,
+    InfrastructureError,
+    Limits,
+    ReportTable,
+    Score,
+    Suite,
+    Task,
+    ToolArgs,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    Turn,
+    UserError,
+    make_rng,
+    tool,
+)
+from discogym.core.tools import NoArgs
+
+
+class DigitArgs(ToolArgs):
+    n: int = Field(ge=0, le=9, description="a digit from 0 to 9")
+
+
+class DigitEnv(Env):
+    limits = Limits(max_steps=20)
+
+    def __init__(self, task: Task, condition: Condition, seed: int) -> None:
+        self._hidden = int(task.ground_truth["digit"])
+        self._delay = float(condition.params.get("delay_s", 0.0))
+        self._buggy = bool(condition.params.get("buggy", False))
+        self._rng = np.random.default_rng(seed)
+        self.submitted: int | None = None
+
+    def brief(self) -> str:
+        return "A digit from 0 to 9 is hidden. Probe digits to learn whether it is higher or lower, then submit it."
+
+    def tools(self) -> list[Any]:
+        return [t for t in super().tools() if self._buggy or t.name != "explode"]
+
+    def _pause(self) -> None:
+        if self._delay:
+            time.sleep(self._delay)
+
+    @tool(DigitArgs)
+    def probe(self, args: DigitArgs) -> ToolResult:
+        """Compare a digit with the hidden one."""
+        self._pause()
+        relation = "equal to" if args.n == self._hidden else ("higher than" if self._hidden > args.n else "lower than")
+        return ToolResult(text=f"the hidden digit is {relation} {args.n}", data={"relation": relation.split()[0]})
+
+    @tool(NoArgs)
+    def roll(self, args: NoArgs) -> ToolResult:
+        """Roll the environment's die (uses its seeded generator)."""
+        value = int(self._rng.integers(1, 7))
+        return ToolResult(text=f"rolled {value}", data={"value": value})
+
+    @tool(DigitArgs)
+    def submit(self, args: DigitArgs) -> ToolResult:
+        """Submit your answer; ends the episode."""
+        self._pause()
+        if self.submitted is not None:
+            raise ToolError("already submitted")
+        self.submitted = args.n
+        self.finish("submitted")
+        return ToolResult(text=f"submitted {args.n}", data={"submitted": args.n})
+
+    @tool(NoArgs)
+    def explode(self, args: NoArgs) -> ToolResult:
+        """A tool with a bug (only in the 'buggy' condition)."""
+        raise RuntimeError("the explode tool is broken")
+
+    def outcome(self) -> dict[str, Any]:
+        return {"submitted": self.submitted}
+
+
+class Bisect(Agent):
+    """Binary search with probes, then submit."""
+
+    def __init__(self) -> None:
+        self.low, self.high = 0, 9
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        if history and history[-1].call.tool == "probe" and history[-1].result.ok:
+            probed = int(history[-1].call.args["n"])
+            relation = history[-1].result.data["relation"]
+            if relation == "equal":
+                self.low = self.high = probed
+            elif relation == "higher":
+                self.low = probed + 1
+            else:
+                self.high = probed - 1
+        if self.low == self.high:
+            return AgentDecision(call=ToolCall(tool="submit", args={"n": self.low}))
+        return AgentDecision(call=ToolCall(tool="probe", args={"n": (self.low + self.high) // 2}))
+
+
+MALFORMED_CALLS = [
+    ToolCall(tool="teleport", args={}),
+    ToolCall(tool="probe", args="not json"),
+    ToolCall(tool="probe", args=[1, 2]),
+    ToolCall(tool="probe", args={"n": "seven"}),
+    ToolCall(tool="probe", args={"n": 42}),
+    ToolCall(tool="probe", args={"n": 3, "extra": True}),
+    ToolCall(tool="probe", args={}),
+]
+
+
+class Sloppy(Bisect):
+    """Sends malformed calls first, then plays like Bisect."""
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        if len(history) < len(MALFORMED_CALLS):
+            return AgentDecision(call=MALFORMED_CALLS[len(history)])
+        return super().act(history[len(MALFORMED_CALLS):])
+
+
+class Flaky(Bisect):
+    """Bisect whose first attempt at each episode fails, after one call, with an infrastructure fault.
+
+    It remembers failed attempts as marker files in ``--agent-opt fail_dir=DIR``.
+    """
+
+    def __init__(self, fail_dir: Path) -> None:
+        super().__init__()
+        self.fail_dir = fail_dir
+        self.marker = fail_dir / "unset"
+
+    def start(self, context: AgentContext) -> None:
+        self.marker = self.fail_dir / f"failed-{context.seed}"
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        if len(history) == 1 and not self.marker.exists():
+            self.fail_dir.mkdir(parents=True, exist_ok=True)
+            self.marker.touch()
+            raise InfrastructureError("model endpoint unavailable (simulated)")
+        return super().act(history)
+
+
+class Crasher(Agent):
+    """An agent with a bug."""
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        raise ValueError("the crasher agent always fails")
+
+
+class Quitter(Agent):
+    """Gives up at once."""
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        return AgentDecision(message="I give up")
+
+
+def _flaky(options: AgentOptions) -> Agent:
+    return Flaky(Path(options.options.get("fail_dir", "flaky-markers")))
+
+
+class DigitSuite(Suite):
+    name = "toy"
+    aliases = ("digits",)
+    description = "find a hidden digit (harness tests only)"
+
+    def splits(self) -> list[str]:
+        return ["dev", "tiny"]
+
+    def tasks(self, split: str) -> list[Task]:
+        count = {"dev": 8, "tiny": 2}.get(split)
+        if count is None:
+            raise UserError(f"toy has no split '{split}'")
+        rng = make_rng("toy", split)
+        digits = rng.integers(0, 10, size=count)
+        return [Task(id=f"{split}-{i:02d}", suite="toy", split=split, brief="find the digit",
+                     ground_truth={"digit": int(d)}) for i, d in enumerate(digits)]
+
+    def conditions(self) -> list[Condition]:
+        return [
+            Condition(name="plain"),
+            Condition(name="slow", params={"delay_s": 0.05}),
+            Condition(name="buggy", params={"buggy": True}),
+        ]
+
+    def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
+        return DigitEnv(task, condition, seed)
+
+    def reference_agents(self) -> dict[str, AgentFactory]:
+        return {
+            "bisect": lambda options: Bisect(),
+            "sloppy": lambda options: Sloppy(),
+            "flaky": _flaky,
+            "crasher": lambda options: Crasher(),
+            "quitter": lambda options: Quitter(),
+        }
+
+    def score(self, episode: Episode) -> Score:
+        submitted = episode.outcome.env.get("submitted")
+        success = submitted == episode.task.ground_truth["digit"]
+        return Score(value=float(success), success=success, components={"calls": len(episode.events)})
+
+    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+        rows = [[e.key.task, e.key.agent, e.score.value] for e in episodes]
+        return [ReportTable(title="toy: episodes", columns=["task", "agent", "score"], rows=rows)]
+
+
+suite = DigitSuite()
