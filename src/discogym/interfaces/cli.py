@@ -32,7 +32,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-stderr = Console(stderr=True)
+stderr = Console(stderr=True, soft_wrap=True)
 stdout = Console()
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else.")]

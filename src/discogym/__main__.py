@@ -1,0 +1,5 @@
+"""``python -m discogym`` runs the CLI."""
+
+from discogym.interfaces.cli import main
+
+main()

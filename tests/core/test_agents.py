@@ -1,0 +1,73 @@
+"""The generic agents: random (seeded, only valid calls) and replay (recorded transcripts)."""
+
+import json
+
+import pytest
+
+from discogym.core import AgentContext, AgentOptions, ToolCall, Turn, UserError
+from discogym.core.agent_lookup import agent_names, make_agent, resolve_agent_name
+from discogym.core.agents import RandomAgent, load_transcript
+from tests.core.toy_suite import suite
+
+
+def play_random(seed: int, steps: int = 12) -> list[ToolCall]:
+    env = suite.make_env(suite.tasks("dev")[0], suite.condition("plain"), seed=1)
+    agent = RandomAgent()
+    agent.start(AgentContext(brief=env.brief(), tools=env.tool_specs(), seed=seed, valid_calls=env.valid_calls))
+    history: list[Turn] = []
+    while not env.done and len(history) < steps:
+        decision = agent.act(history)
+        assert decision.call is not None
+        result = env.call(decision.call.tool, decision.call.args)
+        assert result.ok, result.error
+        history.append(Turn(call=decision.call, result=result))
+    return [turn.call for turn in history]
+
+
+def test_random_agent_is_seeded():
+    assert play_random(3) == play_random(3)
+    assert any(play_random(3) != play_random(seed) for seed in range(4, 10))
+
+
+def test_random_agent_stops_when_nothing_is_valid():
+    agent = RandomAgent()
+    agent.start(AgentContext(brief="", tools=[], seed=0, valid_calls=list))
+    decision = agent.act([])
+    assert decision.call is None and decision.message == "no valid call is available"
+
+
+def test_replay_reads_call_lists_and_episode_files(tmp_path):
+    calls = [{"tool": "probe", "args": {"n": 4}}, {"tool": "submit", "args": {"n": 4}}]
+    (tmp_path / "calls.json").write_text(json.dumps(calls))
+    (tmp_path / "wrapped.json").write_text(json.dumps({"calls": calls}))
+    (tmp_path / "episode.json").write_text(json.dumps({"events": [{"step": 1, "call": c} for c in calls]}))
+    expected = [ToolCall.model_validate(c) for c in calls]
+    for name in ["calls.json", "wrapped.json", "episode.json"]:
+        assert load_transcript(tmp_path / name) == expected
+    agent = make_agent(suite, AgentOptions(name="replay", options={"transcript": str(tmp_path / "calls.json")}))
+    assert agent.act([]).call == expected[0]
+    assert agent.act([Turn(call=expected[0], result={"text": ""})] * 2).call is None
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("{not json", "is not valid JSON"), ('[{"args": {}}]', "at 0.tool: Field required"), ('"x"', "is not a list")],
+)
+def test_bad_transcripts_are_user_errors(tmp_path, content, message):
+    path = tmp_path / "t.json"
+    path.write_text(content)
+    with pytest.raises(UserError, match=message):
+        load_transcript(path)
+
+
+def test_replay_without_a_transcript_says_how_to_give_one():
+    with pytest.raises(UserError, match="needs --agent-opt transcript="):
+        make_agent(suite, AgentOptions(name="replay"))
+
+
+def test_agent_names_resolve_per_suite():
+    assert resolve_agent_name(suite, "reference") == "bisect"
+    assert agent_names(suite)[:2] == ["reference", "bisect"]
+    assert {"random", "replay"} <= set(agent_names(suite))
+    with pytest.raises(UserError, match="unknown agent 'oracle' for suite 'toy'; choose from: reference, bisect"):
+        resolve_agent_name(suite, "oracle")

@@ -1,0 +1,152 @@
+"""The CLI in real subprocesses: hash seeds, kill -9, Ctrl-C, clear errors, JSON output."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, cli_environment, discogym_command
+
+SLOW_RUN = ["run", "toy", "--split", "dev", "--condition", "slow", "--agent", "bisect", "--agent", "random",
+            "--repeats", "2", "--quiet"]  # 32 episodes of a few 50 ms calls each
+
+
+def episode_files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((out / "episodes").glob("*.json"))}
+
+
+def stray_files(out: Path) -> list[Path]:
+    return [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(discogym_command(*args), env=cli_environment(), cwd=REPO, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 120
+    while len(list((out / "episodes").glob("*.json"))) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the run wrote too few episodes"
+        time.sleep(0.02)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> dict[str, bytes]:
+    out = tmp_path_factory.mktemp("uninterrupted")
+    done = subprocess.run(discogym_command(*SLOW_RUN, "--out", str(out)), env=cli_environment(), cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    files = episode_files(out)
+    assert len(files) == 32
+    return files
+
+
+def test_episode_files_do_not_depend_on_the_hash_seed(tmp_path, run_cli):
+    args = ["run", "toy", "--agent", "bisect", "--agent", "random", "--condition", "plain", "--quiet"]
+    first = run_cli(*args, "--out", str(tmp_path / "a"), PYTHONHASHSEED="1")
+    second = run_cli(*args, "--out", str(tmp_path / "b"), "--workers", "2", PYTHONHASHSEED="2")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert episode_files(tmp_path / "a") == episode_files(tmp_path / "b")
+    assert len(episode_files(tmp_path / "a")) == 16
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_resume_after_kill_9_gives_exactly_the_uninterrupted_episodes(tmp_path, uninterrupted, workers):
+    out = tmp_path / "run"
+    process = start(*SLOW_RUN, "--out", str(out), "--workers", workers)
+    wait_for_episodes(out, 4, process)
+    os.killpg(process.pid, signal.SIGKILL)  # the runner and its workers, as when a machine's job is killed
+    process.communicate()
+    written = episode_files(out)
+    assert 4 <= len(written) < 32
+    assert all(uninterrupted[name] == content for name, content in written.items())
+    resumed = subprocess.run(discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers, "--json"),
+                             env=cli_environment(), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["skipped"] == len(written) and summary["written"] == 32 - len(written)
+    assert episode_files(out) == uninterrupted
+    assert stray_files(out) == []
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterrupted, workers):
+    out = tmp_path / "run"
+    process = start(*SLOW_RUN, "--out", str(out), "--workers", workers)
+    wait_for_episodes(out, 3, process)
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal sends to the foreground job
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted;" in stderr and "rerun the same command to resume" in stderr
+    assert "Traceback" not in stderr
+    written = episode_files(out)
+    assert 3 <= len(written) < 32
+    assert all(uninterrupted[name] == content for name, content in written.items())
+    assert stray_files(out) == []
+    resumed = subprocess.run(discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers),
+                             env=cli_environment(), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert episode_files(out) == uninterrupted
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "nope"], "error: unknown suite 'nope'; known suites: toy"),
+        (["run", "toy", "--agent", "oracle"], "error: unknown agent 'oracle' for suite 'toy'"),
+        (["run", "toy", "--agent-opt", "novalue"], "error: --agent-opt takes KEY=VALUE, got 'novalue'"),
+        (["run", "toy", "--task", "dev-99"], "error: split 'dev' of suite 'toy' has no task 'dev-99'"),
+        (["run", "toy", "--split", "huge"], "error: toy has no split 'huge'"),
+        (["run", "toy", "--agent", "replay"], "error: agent 'replay' needs --agent-opt transcript=..."),
+        (["report", "no/such/dir"], "error: no run directory at no/such/dir"),
+        (["list", "nope"], "error: unknown suite 'nope'"),
+    ],
+)
+def test_user_errors_print_one_clear_line(run_cli, tmp_path, args, message):
+    done = run_cli(*args) if args[0] != "run" else run_cli(*args, "--out", str(tmp_path / "o"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == message or done.stderr.startswith(message), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stdout == ""
+
+
+def test_json_output_is_one_document(run_cli, tmp_path):
+    listed = run_cli("list", "--json")
+    assert [s["name"] for s in json.loads(listed.stdout)["suites"]] == ["toy"]
+    tasks = json.loads(run_cli("list", "toy", "--split", "tiny", "--json").stdout)
+    assert [t["id"] for t in tasks["tasks"]] == ["tiny-00", "tiny-01"]
+    assert all("ground_truth" not in json.dumps(t) for t in tasks["tasks"])
+    ran = run_cli("run", "digits", "--split", "tiny", "--out", str(tmp_path), "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == {
+        "run_dir": str(tmp_path), "planned": 2, "skipped": 0, "written": 2, "errors": 0, "faults": {},
+        "complete": True, "mean_score": 1.0}
+    reported = json.loads(run_cli("report", str(tmp_path), "--json").stdout)
+    assert reported["episodes"] == 2 and reported["tables"][0]["rows"][0][:5] == ["toy", "plain", "bisect", "-", 2]
+    html = tmp_path / "report.html"
+    markdown = run_cli("report", str(tmp_path), "--html", str(html))
+    assert markdown.stdout.startswith("# discogym report") and "| toy | plain | bisect |" in markdown.stdout
+    assert "<td>bisect</td>" in html.read_text()
+
+
+def test_unfinished_episodes_make_a_non_zero_exit(run_cli, tmp_path):
+    args = ["run", "toy", "--split", "tiny", "--agent", "flaky", "--agent-opt", f"fail_dir={tmp_path / 'm'}",
+            "--out", str(tmp_path / "run")]
+    first = run_cli(*args)
+    assert first.returncode == 3
+    assert "2 episodes were not finished because of infrastructure faults" in first.stderr
+    assert run_cli(*args).returncode == 0
+
+
+def test_sweep_runs_every_suite_with_its_reference_agent(run_cli, tmp_path):
+    done = run_cli("sweep", "--out", str(tmp_path), "--json", "--quiet")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)["suites"]["toy"]
+    assert result["run"]["complete"] and result["run"]["mean_score"] == 1.0
+    assert len(episode_files(tmp_path / "toy")) == 8

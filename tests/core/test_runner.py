@@ -1,0 +1,150 @@
+"""The runner in-process: the episode grid, files, resume, faults, errors and reports."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from discogym.core import AgentOptions, Episode, UserError
+from discogym.core.aggregate import build_report
+from discogym.core.runner import RunConfig, Runner, plan_episodes, resolve_agents
+from discogym.core.storage import RunDir
+from tests.core.toy_suite import MALFORMED_CALLS, suite
+
+
+def config(*agents: str, split: str = "tiny", conditions: tuple[str, ...] = ("plain",), repeats: int = 1,
+           seed: int = 0, **options: str) -> RunConfig:
+    requested = [AgentOptions(name=a, options=options) for a in agents or ("reference",)]
+    return RunConfig(suite="toy", split=split, conditions=list(conditions),
+                     agents=resolve_agents(suite, requested), repeats=repeats, seed=seed)
+
+
+def run(out: Path, cfg: RunConfig, **kwargs):
+    return Runner(suite, cfg, out, **kwargs).run()
+
+
+def episodes(out: Path) -> list[Episode]:
+    return list(RunDir(out).iter_episodes())
+
+
+def test_plan_is_the_full_grid_in_a_fixed_order():
+    planned = plan_episodes(suite, config("bisect", "random", conditions=("plain", "slow"), repeats=2))
+    assert len(planned) == 2 * 2 * 2 * 2
+    first = planned[0].key
+    assert (first.task, first.condition, first.agent, first.repeat) == ("tiny-00", "plain", "bisect", 0)
+    assert len({p.key for p in planned}) == 16
+    # The world's seed is shared by agents (paired comparisons) but not by repeats.
+    by_key = {(p.key.task, p.key.condition, p.key.agent, p.key.repeat): p for p in planned}
+    assert by_key[("tiny-00", "plain", "bisect", 0)].env_seed == by_key[("tiny-00", "plain", "random", 0)].env_seed
+    assert by_key[("tiny-00", "plain", "bisect", 0)].env_seed != by_key[("tiny-00", "plain", "bisect", 1)].env_seed
+    assert by_key[("tiny-00", "plain", "bisect", 0)].agent_seed != by_key[("tiny-00", "plain", "random", 0)].agent_seed
+
+
+def test_a_run_writes_one_file_per_episode_and_a_rerun_skips_them(tmp_path):
+    cfg = config("bisect", "random", repeats=2)
+    first = run(tmp_path, cfg)
+    assert (first.planned, first.written, first.skipped, first.complete) == (8, 8, 0, True)
+    assert len(RunDir(tmp_path).episode_paths()) == 8
+    assert json.loads((tmp_path / "run.json").read_text())["suite"] == "toy"
+    before = {p.name: p.read_bytes() for p in RunDir(tmp_path).episode_paths()}
+    second = run(tmp_path, cfg)
+    assert (second.written, second.skipped, second.complete) == (0, 8, True)
+    assert {p.name: p.read_bytes() for p in RunDir(tmp_path).episode_paths()} == before
+    bisect = [e for e in episodes(tmp_path) if e.key.agent == "bisect"]
+    assert all(e.score.value == 1.0 and e.outcome.termination == "submitted" for e in bisect)
+
+
+def test_episodes_are_reproducible_to_the_byte(tmp_path):
+    cfg = config("bisect", "random", conditions=("plain", "slow"))
+    run(tmp_path / "a", cfg)
+    run(tmp_path / "b", cfg, workers=2)
+    a = {p.name: p.read_bytes() for p in RunDir(tmp_path / "a").episode_paths()}
+    b = {p.name: p.read_bytes() for p in RunDir(tmp_path / "b").episode_paths()}
+    assert a == b and len(a) == 8
+
+
+def test_random_episodes_follow_the_seed(tmp_path):
+    run(tmp_path / "s0", config("random", seed=0))
+    run(tmp_path / "s1", config("random", seed=1))
+    calls = [[e.events for e in episodes(tmp_path / s)] for s in ("s0", "s1")]
+    assert calls[0] != calls[1]
+
+
+def test_malformed_calls_are_logged_and_the_episode_continues(tmp_path):
+    run(tmp_path, config("sloppy"))
+    for episode in episodes(tmp_path):
+        rejected = episode.events[: len(MALFORMED_CALLS)]
+        assert all(not e.result.ok and e.result.error for e in rejected)
+        assert episode.outcome.status == "completed" and episode.score.value == 1.0
+
+
+def test_agent_and_environment_bugs_end_that_episode_only(tmp_path):
+    run(tmp_path / "agent", config("crasher", "bisect"))
+    by_agent = {e.key.agent: e for e in episodes(tmp_path / "agent")}
+    crashed = by_agent["crasher"]
+    assert crashed.outcome.status == "error" and crashed.outcome.termination == "agent_error"
+    assert crashed.outcome.error == "ValueError: the crasher agent always fails"
+    assert crashed.score.value is None and crashed.score.error
+    assert by_agent["bisect"].score.value == 1.0
+    runtime = json.loads(RunDir(tmp_path / "agent").runtime_path(crashed.key).read_text())
+    assert "Traceback" in runtime["traceback"]
+
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps([{"tool": "roll"}, {"tool": "explode"}, {"tool": "roll"}]))
+    run(tmp_path / "env", config("replay", conditions=("buggy",), transcript=str(transcript)))
+    for episode in episodes(tmp_path / "env"):
+        assert episode.outcome.termination == "env_error"
+        assert episode.outcome.error == "RuntimeError: the explode tool is broken"
+        assert [e.call.tool for e in episode.events] == ["roll"]
+
+
+def test_an_agent_that_stops_ends_the_episode_with_its_message(tmp_path):
+    run(tmp_path, config("quitter"))
+    for episode in episodes(tmp_path):
+        assert episode.outcome.termination == "agent_stopped"
+        assert episode.outcome.agent_message == "I give up"
+        assert episode.score.value == 0.0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_infrastructure_faults_are_never_written_and_are_retried(tmp_path, workers):
+    markers = str(tmp_path / "markers")
+    cfg = config("flaky", fail_dir=markers)
+    first = run(tmp_path / "run", cfg, workers=workers)
+    assert (first.written, len(first.faults), first.complete) == (0, 2, False)
+    assert all("model endpoint unavailable" in m for m in first.faults.values())
+    assert RunDir(tmp_path / "run").episode_paths() == []
+    second = run(tmp_path / "run", cfg, workers=workers)
+    assert (second.written, second.complete) == (2, True)
+    assert all(e.score.value == 1.0 for e in episodes(tmp_path / "run"))
+
+    retried = run(tmp_path / "retried", config("flaky", fail_dir=str(tmp_path / "m2")), workers=workers, retries=1)
+    assert (retried.written, retried.faults, retried.complete) == (2, {}, True)
+
+
+def test_a_rerun_must_keep_suite_and_seed(tmp_path):
+    run(tmp_path, config())
+    with pytest.raises(UserError, match="holds a run of suite 'toy' with seed 0"):
+        run(tmp_path, config(seed=5))
+
+
+def test_unknown_tasks_and_conditions_are_user_errors(tmp_path):
+    cfg = config().model_copy(update={"tasks": ["tiny-00", "nope"]})
+    with pytest.raises(UserError, match="has no task 'nope'"):
+        run(tmp_path, cfg)
+    with pytest.raises(UserError, match="no condition 'loud'; valid conditions: plain, slow, buggy"):
+        run(tmp_path, config(conditions=("loud",)))
+
+
+def test_report_aggregates_and_rescoring_reproduces_scores(tmp_path):
+    run(tmp_path, config("bisect", "quitter", "crasher", split="dev"))
+    report = build_report(tmp_path)
+    table = report.tables[0]
+    rows = {row[2]: dict(zip(table.columns, row, strict=True)) for row in table.rows}
+    assert rows["bisect"]["episodes"] == 8 and rows["bisect"]["mean score"] == 1.0
+    assert rows["quitter"]["mean score"] == 0.0 and rows["quitter"]["mean steps"] == 0.0
+    assert rows["crasher"]["errors"] == 8 and rows["crasher"]["mean score"] is None
+    assert report.tables[1].title == "toy: episodes"
+    assert build_report(tmp_path, rescore=True).tables == report.tables
+    with pytest.raises(UserError, match="holds no episodes"):
+        build_report(tmp_path / "episodes")
