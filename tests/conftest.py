@@ -33,7 +33,8 @@ def run_cli():
     """Run the CLI to completion; returns the CompletedProcess."""
 
     def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(discogym_command(*args), capture_output=True, text=True,
-                              env=cli_environment(**env), timeout=300, cwd=REPO)
+        return subprocess.run(
+            discogym_command(*args), capture_output=True, text=True, env=cli_environment(**env), timeout=300, cwd=REPO
+        )
 
     return run

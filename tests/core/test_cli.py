@@ -11,8 +11,21 @@ import pytest
 
 from tests.conftest import REPO, cli_environment, discogym_command
 
-SLOW_RUN = ["run", "toy", "--split", "dev", "--condition", "slow", "--agent", "bisect", "--agent", "random",
-            "--repeats", "2", "--quiet"]  # 32 episodes of a few 50 ms calls each
+SLOW_RUN = [
+    "run",
+    "toy",
+    "--split",
+    "dev",
+    "--condition",
+    "slow",
+    "--agent",
+    "bisect",
+    "--agent",
+    "random",
+    "--repeats",
+    "2",
+    "--quiet",
+]  # 32 episodes of a few 50 ms calls each
 
 
 def episode_files(out: Path) -> dict[str, bytes]:
@@ -24,8 +37,15 @@ def stray_files(out: Path) -> list[Path]:
 
 
 def start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(discogym_command(*args), env=cli_environment(), cwd=REPO, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        discogym_command(*args),
+        env=cli_environment(),
+        cwd=REPO,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> None:
@@ -39,8 +59,14 @@ def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> dict[str, bytes]:
     out = tmp_path_factory.mktemp("uninterrupted")
-    done = subprocess.run(discogym_command(*SLOW_RUN, "--out", str(out)), env=cli_environment(), cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        discogym_command(*SLOW_RUN, "--out", str(out)),
+        env=cli_environment(),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     files = episode_files(out)
     assert len(files) == 32
@@ -66,8 +92,14 @@ def test_resume_after_kill_9_gives_exactly_the_uninterrupted_episodes(tmp_path, 
     written = episode_files(out)
     assert 4 <= len(written) < 32
     assert all(uninterrupted[name] == content for name, content in written.items())
-    resumed = subprocess.run(discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers, "--json"),
-                             env=cli_environment(), cwd=REPO, capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run(
+        discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers, "--json"),
+        env=cli_environment(),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["skipped"] == len(written) and summary["written"] == 32 - len(written)
@@ -89,8 +121,14 @@ def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterru
     assert 3 <= len(written) < 32
     assert all(uninterrupted[name] == content for name, content in written.items())
     assert stray_files(out) == []
-    resumed = subprocess.run(discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers),
-                             env=cli_environment(), cwd=REPO, capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run(
+        discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers),
+        env=cli_environment(),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert episode_files(out) == uninterrupted
 
@@ -125,8 +163,15 @@ def test_json_output_is_one_document(run_cli, tmp_path):
     ran = run_cli("run", "digits", "--split", "tiny", "--out", str(tmp_path), "--json")
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout) == {
-        "run_dir": str(tmp_path), "planned": 2, "skipped": 0, "written": 2, "errors": 0, "faults": {},
-        "complete": True, "mean_score": 1.0}
+        "run_dir": str(tmp_path),
+        "planned": 2,
+        "skipped": 0,
+        "written": 2,
+        "errors": 0,
+        "faults": {},
+        "complete": True,
+        "mean_score": 1.0,
+    }
     reported = json.loads(run_cli("report", str(tmp_path), "--json").stdout)
     assert reported["episodes"] == 2 and reported["tables"][0]["rows"][0][:5] == ["toy", "plain", "bisect", "-", 2]
     html = tmp_path / "report.html"
@@ -136,8 +181,18 @@ def test_json_output_is_one_document(run_cli, tmp_path):
 
 
 def test_unfinished_episodes_make_a_non_zero_exit(run_cli, tmp_path):
-    args = ["run", "toy", "--split", "tiny", "--agent", "flaky", "--agent-opt", f"fail_dir={tmp_path / 'm'}",
-            "--out", str(tmp_path / "run")]
+    args = [
+        "run",
+        "toy",
+        "--split",
+        "tiny",
+        "--agent",
+        "flaky",
+        "--agent-opt",
+        f"fail_dir={tmp_path / 'm'}",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     first = run_cli(*args)
     assert first.returncode == 3
     assert "2 episodes were not finished because of infrastructure faults" in first.stderr

@@ -75,7 +75,12 @@ def test_tool_specs_carry_json_schemas_from_the_argument_models():
     spec = next(t for t in make_env().tool_specs() if t.name == "probe")
     assert spec.description == "Compare a digit with the hidden one."
     assert spec.parameters["properties"]["n"] == {
-        "description": "a digit from 0 to 9", "maximum": 9, "minimum": 0, "title": "N", "type": "integer"}
+        "description": "a digit from 0 to 9",
+        "maximum": 9,
+        "minimum": 0,
+        "title": "N",
+        "type": "integer",
+    }
     assert spec.parameters["required"] == ["n"]
     assert spec.parameters["additionalProperties"] is False
 
@@ -84,7 +89,7 @@ def test_valid_calls_enumerate_finite_argument_domains():
     calls = make_env().valid_calls()
     assert [c.tool for c in calls].count("probe") == 10
     assert [c.tool for c in calls].count("submit") == 10
-    assert [c for c in calls if c.tool == "roll"][0].args == {}
+    assert next(c for c in calls if c.tool == "roll").args == {}
     assert all(make_env().call(c.tool, c.args).ok for c in calls)
 
 
@@ -109,7 +114,7 @@ def test_a_call_over_its_wall_clock_cap_is_an_infrastructure_fault():
     env = SlowEnv()
     assert env.call("wait", {"seconds": 0.0}).ok
     started = time.perf_counter()
-    with pytest.raises(InfrastructureError, match="wall-clock cap of 0.2 s"):
+    with pytest.raises(InfrastructureError, match=r"wall-clock cap of 0\.2 s"):
         env.call("wait", {"seconds": 5.0})
     assert time.perf_counter() - started < 2.0  # interrupted, not waited out
 
@@ -122,8 +127,10 @@ json_values = st.recursive(
 
 
 @settings(max_examples=300, deadline=None)
-@given(name=st.one_of(st.sampled_from(["probe", "submit", "roll", "explode"]), st.text(max_size=10), st.none()),
-       args=st.one_of(json_values, st.dictionaries(st.just("n"), json_values, max_size=1)))
+@given(
+    name=st.one_of(st.sampled_from(["probe", "submit", "roll", "explode"]), st.text(max_size=10), st.none()),
+    args=st.one_of(json_values, st.dictionaries(st.just("n"), json_values, max_size=1)),
+)
 def test_no_tool_call_crashes_the_environment(name, args):
     env = make_env()
     result = env.call(name, args)

@@ -12,11 +12,23 @@ from discogym.core.storage import RunDir
 from tests.core.toy_suite import MALFORMED_CALLS, suite
 
 
-def config(*agents: str, split: str = "tiny", conditions: tuple[str, ...] = ("plain",), repeats: int = 1,
-           seed: int = 0, **options: str) -> RunConfig:
+def config(
+    *agents: str,
+    split: str = "tiny",
+    conditions: tuple[str, ...] = ("plain",),
+    repeats: int = 1,
+    seed: int = 0,
+    **options: str,
+) -> RunConfig:
     requested = [AgentOptions(name=a, options=options) for a in agents or ("reference",)]
-    return RunConfig(suite="toy", split=split, conditions=list(conditions),
-                     agents=resolve_agents(suite, requested), repeats=repeats, seed=seed)
+    return RunConfig(
+        suite="toy",
+        split=split,
+        conditions=list(conditions),
+        agents=resolve_agents(suite, requested),
+        repeats=repeats,
+        seed=seed,
+    )
 
 
 def run(out: Path, cfg: RunConfig, **kwargs):

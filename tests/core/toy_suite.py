@@ -133,7 +133,7 @@ class Sloppy(Bisect):
     def act(self, history: Sequence[Turn]) -> AgentDecision:
         if len(history) < len(MALFORMED_CALLS):
             return AgentDecision(call=MALFORMED_CALLS[len(history)])
-        return super().act(history[len(MALFORMED_CALLS):])
+        return super().act(history[len(MALFORMED_CALLS) :])
 
 
 class Flaky(Bisect):
@@ -190,8 +190,12 @@ class DigitSuite(Suite):
             raise UserError(f"toy has no split '{split}'")
         rng = make_rng("toy", split)
         digits = rng.integers(0, 10, size=count)
-        return [Task(id=f"{split}-{i:02d}", suite="toy", split=split, brief="find the digit",
-                     ground_truth={"digit": int(d)}) for i, d in enumerate(digits)]
+        return [
+            Task(
+                id=f"{split}-{i:02d}", suite="toy", split=split, brief="find the digit", ground_truth={"digit": int(d)}
+            )
+            for i, d in enumerate(digits)
+        ]
 
     def conditions(self) -> list[Condition]:
         return [

@@ -63,7 +63,7 @@ def load_transcript(path: Path) -> list[ToolCall]:
         first = err.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"])
         raise UserError(
-            f"transcript {path} is not a list of calls like {{\"tool\": ..., \"args\": {{...}}}} "
+            f'transcript {path} is not a list of calls like {{"tool": ..., "args": {{...}}}} '
             f"(at {where or 'top level'}: {first['msg']})"
         ) from None
 

@@ -14,8 +14,18 @@ from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 
 GENERIC_COLUMNS = [
-    "suite", "condition", "agent", "model", "episodes", "errors", "mean score", "success rate",
-    "mean steps", "input tokens", "output tokens", "cost usd",
+    "suite",
+    "condition",
+    "agent",
+    "model",
+    "episodes",
+    "errors",
+    "mean score",
+    "success rate",
+    "mean steps",
+    "input tokens",
+    "output tokens",
+    "cost usd",
 ]
 
 
@@ -29,15 +39,18 @@ class RunReport(BaseModel):
 
     def markdown(self) -> str:
         """The report as markdown."""
-        header = f"# discogym report: {self.run_dir}\n\n{self.episodes} episodes" + (
-            " (rescored)" if self.rescored else "") + "\n\n"
+        header = (
+            f"# discogym report: {self.run_dir}\n\n{self.episodes} episodes"
+            + (" (rescored)" if self.rescored else "")
+            + "\n\n"
+        )
         return header + "\n".join(table_markdown(table) for table in self.tables)
 
     def html(self) -> str:
         """The report as a standalone HTML page."""
         body = "\n".join(table_html(table) for table in self.tables)
         return (
-            "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>discogym report</title>"
+            '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}</style></head>\n<body>\n"
             f"<h1>discogym report</h1>\n<p>{self.episodes} episodes</p>\n{body}</body></html>\n"
@@ -60,14 +73,23 @@ def generic_table(episodes: list[Episode]) -> ReportTable:
         scores = [e.score.value for e in members if e.score.value is not None]
         successes = [float(e.score.success) for e in members if e.score.success is not None]
         usages = [e.usage() for e in members]
-        rows.append([
-            *group_key, len(members), sum(e.outcome.status == "error" for e in members),
-            _mean(scores), _mean(successes), _mean([float(len(e.events)) for e in members]),
-            sum(u.input_tokens for u in usages), sum(u.output_tokens for u in usages),
-            round(sum(u.cost_usd for u in usages), 6),
-        ])
+        rows.append(
+            [
+                *group_key,
+                len(members),
+                sum(e.outcome.status == "error" for e in members),
+                _mean(scores),
+                _mean(successes),
+                _mean([float(len(e.events)) for e in members]),
+                sum(u.input_tokens for u in usages),
+                sum(u.output_tokens for u in usages),
+                round(sum(u.cost_usd for u in usages), 6),
+            ]
+        )
     return ReportTable(
-        title="All episodes", columns=GENERIC_COLUMNS, rows=rows,
+        title="All episodes",
+        columns=GENERIC_COLUMNS,
+        rows=rows,
         notes=["mean score and success rate leave out episodes that ended in an error (not scored)"],
     )
 

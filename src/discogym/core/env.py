@@ -1,9 +1,9 @@
 """Environments: one per episode, a brief plus tools, with every limit enforced inside."""
 
-from abc import ABC, abstractmethod
 import signal
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -45,15 +45,13 @@ class _CallTimeout(InfrastructureError):
 
 
 @contextmanager
-def _wall_clock_cap(seconds: float | None) -> Iterator[None]:
+def _wall_clock_cap(seconds: float) -> Iterator[None]:
     """Interrupt the block after ``seconds`` where the platform allows it, else check afterwards."""
-    if seconds is None:
-        yield
-        return
     message = f"a tool call exceeded its wall-clock cap of {seconds:g} s"
     use_alarm = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     started = time.perf_counter()
     if use_alarm:
+
         def on_alarm(signum: int, frame: Any) -> None:
             raise _CallTimeout(message)
 
@@ -179,9 +177,7 @@ class Env(ABC):
     def _dispatch(self, name: Any, args: Any) -> ToolResult:
         available = {t.name: t for t in self.tools()}
         if not isinstance(name, str) or name not in available:
-            return ToolResult.failure(
-                f"unknown tool {name!r}; available tools: {', '.join(available) or '(none)'}"
-            )
+            return ToolResult.failure(f"unknown tool {name!r}; available tools: {', '.join(available) or '(none)'}")
         chosen = available[name]
         try:
             parsed = chosen.args_model.model_validate(parse_args_object(args))
@@ -191,8 +187,11 @@ class Env(ABC):
             return ToolResult.failure(f"tool '{name}': {err}")
         handler: Callable[[Any, Any], ToolResult] = chosen.handler
         try:
-            with _wall_clock_cap(self.limits.call_timeout_s):
+            if self.limits.call_timeout_s is None:
                 result = handler(self, parsed)
+            else:
+                with _wall_clock_cap(self.limits.call_timeout_s):
+                    result = handler(self, parsed)
         except ToolError as err:
             return ToolResult.failure(str(err))
         if not isinstance(result, ToolResult):

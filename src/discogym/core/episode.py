@@ -5,6 +5,7 @@ import json
 import re
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.agent import Usage
@@ -12,6 +13,7 @@ from discogym.core.task import Condition, Task
 from discogym.core.tools import ToolCall, ToolResult, ToolSpec
 
 EPISODE_FORMAT_VERSION = 1
+CANONICAL_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -116,9 +118,9 @@ class Episode(BaseModel):
                 total = total + usage
         return total
 
-    def to_json(self) -> str:
-        """The canonical file text: sorted keys, so the bytes depend only on the content."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    def to_json(self) -> bytes:
+        """The canonical file content: sorted keys, so the bytes depend only on the content."""
+        return orjson.dumps(self.model_dump(mode="json"), option=CANONICAL_JSON)
 
 
 class StepTiming(BaseModel):

@@ -133,8 +133,13 @@ class _Player:
                 self.fail(ENV_ERROR, err)
                 return
             self.events.append(
-                Event(step=len(self.events) + 1, call=decision.call, result=result,
-                      agent_message=decision.message, usage=decision.usage)
+                Event(
+                    step=len(self.events) + 1,
+                    call=decision.call,
+                    result=result,
+                    agent_message=decision.message,
+                    usage=decision.usage,
+                )
             )
             history.append(Turn(call=decision.call, result=result))
             self.timings.append(StepTiming(agent_s=decided - started, env_s=time.perf_counter() - decided))
@@ -161,8 +166,14 @@ class _Player:
             agent_settings=self.agent_settings,
         )
         return Episode(
-            key=planned.key, task=planned.task, condition=planned.condition, brief=self.brief,
-            tools=self.tools, events=self.events, outcome=outcome, provenance=provenance,
+            key=planned.key,
+            task=planned.task,
+            condition=planned.condition,
+            brief=self.brief,
+            tools=self.tools,
+            events=self.events,
+            outcome=outcome,
+            provenance=provenance,
         )
 
 
@@ -194,7 +205,10 @@ def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, Episod
     player.play()
     episode = score_episode(suite, player.episode())
     runtime = EpisodeRuntime(
-        key=planned.key, started_at=started_at, total_s=time.perf_counter() - started,
-        steps=player.timings, traceback=player.trace,
+        key=planned.key,
+        started_at=started_at,
+        total_s=time.perf_counter() - started,
+        steps=player.timings,
+        traceback=player.trace,
     )
     return episode, runtime

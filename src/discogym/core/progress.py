@@ -33,19 +33,23 @@ class ProgressBar(RunListener):
         self.console = console or Console(stderr=True)
         self.description = description
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("score {task.fields[score]}"), TextColumn("tokens {task.fields[tokens]}"),
-            TextColumn("${task.fields[cost]}"), TimeElapsedColumn(),
-            console=self.console, transient=False,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("score {task.fields[score]}"),
+            TextColumn("tokens {task.fields[tokens]}"),
+            TextColumn("${task.fields[cost]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
         )
         self.task: TaskID | None = None
         self.scores: list[float] = []
         self.tokens = 0
         self.cost = 0.0
 
-    def _fields(self) -> dict[str, str]:
-        mean = f"{sum(self.scores) / len(self.scores):.3f}" if self.scores else "-"
-        return {"score": mean, "tokens": f"{self.tokens:,}", "cost": f"{self.cost:.2f}"}
+    def _mean_score(self) -> str:
+        return f"{sum(self.scores) / len(self.scores):.3f}" if self.scores else "-"
 
     def _count(self, done: "EpisodeSummary") -> None:
         if done.score is not None:
@@ -57,16 +61,26 @@ class ProgressBar(RunListener):
         for done in finished:
             self._count(done)
         self.progress.start()
-        self.task = self.progress.add_task(self.description, total=total, completed=len(finished), **self._fields())
+        self.task = self.progress.add_task(
+            self.description,
+            total=total,
+            completed=len(finished),
+            score=self._mean_score(),
+            tokens=f"{self.tokens:,}",
+            cost=f"{self.cost:.2f}",
+        )
 
     def finished(self, done: "EpisodeSummary") -> None:
         self._count(done)
         if self.task is not None:
-            self.progress.update(self.task, advance=1, **self._fields())
+            self.progress.update(
+                self.task, advance=1, score=self._mean_score(), tokens=f"{self.tokens:,}", cost=f"{self.cost:.2f}"
+            )
 
     def fault(self, key: "EpisodeKey", message: str, will_retry: bool) -> None:
         action = "retrying" if will_retry else "left for the next run"
-        self.progress.console.print(f"[yellow]fault[/] {key.task} ({key.agent}, repeat {key.repeat}): {message}; {action}")
+        where = f"{key.task} ({key.agent}, repeat {key.repeat})"
+        self.progress.console.print(f"[yellow]fault[/] {where}: {message}; {action}", highlight=False)
 
     def close(self) -> None:
         self.progress.stop()

@@ -21,7 +21,9 @@ def git_commit() -> str | None:
             return None
         status = subprocess.run(
             ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=10,
+            capture_output=True,
+            text=True,
+            timeout=10,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -43,8 +43,7 @@ def table_html(table: ReportTable) -> str:
     """The same table as an HTML fragment."""
     head = "".join(f"<th>{html.escape(col)}</th>" for col in table.columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(format_cell(cell))}</td>" for cell in row) + "</tr>"
-        for row in table.rows
+        "<tr>" + "".join(f"<td>{html.escape(format_cell(cell))}</td>" for cell in row) + "</tr>" for row in table.rows
     )
     notes = "".join(f"<li>{html.escape(note)}</li>" for note in table.notes)
     return (

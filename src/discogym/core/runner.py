@@ -19,7 +19,7 @@ from discogym.core.errors import InfrastructureError, UserError
 from discogym.core.play import PlannedEpisode, play_episode
 from discogym.core.progress import RunListener
 from discogym.core.seeding import derive_seed
-from discogym.core.storage import RunDir, atomic_write_text
+from discogym.core.storage import RunDir, atomic_write
 from discogym.core.suite import Suite
 
 
@@ -49,8 +49,7 @@ class EpisodeSummary(BaseModel):
     @classmethod
     def of(cls, episode: Episode) -> "EpisodeSummary":
         """Summarise ``episode``."""
-        return cls(key=episode.key, status=episode.outcome.status, score=episode.score.value,
-                   usage=episode.usage())
+        return cls(key=episode.key, status=episode.outcome.status, score=episode.score.value, usage=episode.usage())
 
 
 @dataclass
@@ -89,15 +88,27 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
             env_seed_base = (config.seed, "env", suite.name, task.id, condition.name)
             for agent in config.agents:
                 for repeat in range(config.repeats):
-                    key = EpisodeKey(suite=suite.name, task=task.id, condition=condition.name,
-                                     agent=agent.name, model=agent.model, repeat=repeat)
-                    planned.append(PlannedEpisode(
-                        key=key, task=task, condition=condition, agent=agent, run_seed=config.seed,
-                        # The world's randomness depends on the repeat but not on the agent, so agents
-                        # are compared on the same world instances.
-                        env_seed=derive_seed(*env_seed_base, repeat),
-                        agent_seed=derive_seed(config.seed, "agent", key.canonical()),
-                    ))
+                    key = EpisodeKey(
+                        suite=suite.name,
+                        task=task.id,
+                        condition=condition.name,
+                        agent=agent.name,
+                        model=agent.model,
+                        repeat=repeat,
+                    )
+                    planned.append(
+                        PlannedEpisode(
+                            key=key,
+                            task=task,
+                            condition=condition,
+                            agent=agent,
+                            run_seed=config.seed,
+                            # The world's randomness depends on the repeat but not on the agent, so agents
+                            # are compared on the same world instances.
+                            env_seed=derive_seed(*env_seed_base, repeat),
+                            agent_seed=derive_seed(config.seed, "agent", key.canonical()),
+                        )
+                    )
     return planned
 
 
@@ -135,8 +146,16 @@ def _fault_message(err: BaseException) -> str:
 class Runner:
     """Plays the episodes of a run that have no file yet, ``workers`` at a time."""
 
-    def __init__(self, suite: Suite, config: RunConfig, out: Path, *, workers: int = 1, retries: int = 0,
-                 listener: RunListener | None = None) -> None:
+    def __init__(
+        self,
+        suite: Suite,
+        config: RunConfig,
+        out: Path,
+        *,
+        workers: int = 1,
+        retries: int = 0,
+        listener: RunListener | None = None,
+    ) -> None:
         if workers < 1:
             raise UserError("--workers must be at least 1")
         if retries < 0:
@@ -162,7 +181,7 @@ class Runner:
                     f"{self.run_dir.root} holds a run of suite '{previous.suite}' with seed {previous.seed}; "
                     "resume it with the same suite and seed, or choose another --out"
                 )
-        atomic_write_text(path, self.config.model_dump_json(indent=1) + "\n")
+        atomic_write(path, self.config.model_dump_json(indent=1) + "\n")
 
     def run(self) -> RunSummary:
         """Play every planned episode that is not finished yet; return what happened."""
@@ -240,7 +259,7 @@ class Runner:
                     except Exception as err:
                         self._fault(summary, item, err)
                 if broken:
-                    for future, item in in_flight.items():
+                    for item in in_flight.values():
                         self._fault(summary, item, BrokenProcessPool())
                     in_flight.clear()
                     executor.shutdown(wait=True, cancel_futures=True)

@@ -15,16 +15,17 @@ RUNTIME_DIR = "runtime"
 TEMP_SUFFIX = ".tmp"
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see either the old file or the whole new one.
+def atomic_write(path: Path, content: str | bytes) -> None:
+    """Write ``content`` to ``path`` so that readers see either the old file or the whole new one.
 
     The text goes to a temporary file in the same folder, is flushed to disk, then renamed over
     ``path``; a process killed at any point leaves at most a stray temporary file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}{TEMP_SUFFIX}")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    with open(temporary, "wb") as handle:
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
@@ -53,8 +54,8 @@ class RunDir:
 
     def write_episode(self, episode: Episode, runtime: EpisodeRuntime) -> None:
         """Write the sidecar, then the episode: the episode file's presence marks it finished."""
-        atomic_write_text(self.runtime_path(episode.key), runtime.model_dump_json(indent=1) + "\n")
-        atomic_write_text(self.episode_path(episode.key), episode.to_json())
+        atomic_write(self.runtime_path(episode.key), runtime.model_dump_json(indent=1) + "\n")
+        atomic_write(self.episode_path(episode.key), episode.to_json())
 
     def read_episode(self, key: EpisodeKey) -> Episode | None:
         """The finished episode with this key, or None if there is none (or its file is unreadable)."""

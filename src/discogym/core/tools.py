@@ -173,5 +173,6 @@ def enumerate_calls(tool_name: str, args_model: type[BaseModel]) -> list[ToolCal
         combos *= len(domain)
     if combos > MAX_ENUMERATED_CALLS:
         return None
-    return [ToolCall(tool=tool_name, args=dict(zip(names, values, strict=True)))
-            for values in itertools.product(*domains)]
+    return [
+        ToolCall(tool=tool_name, args=dict(zip(names, values, strict=True))) for values in itertools.product(*domains)
+    ]

@@ -9,7 +9,6 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 
 from discogym import __version__
@@ -95,8 +94,14 @@ def _list_suites(as_json: bool) -> None:
     table = Table("suite", "aliases", "splits", "conditions", "agents", "description")
     for suite in suites:
         doc = suite_document(suite)
-        table.add_row(doc["name"], ", ".join(doc["aliases"]), ", ".join(doc["splits"]),
-                      ", ".join(doc["conditions"]), ", ".join(doc["agents"]), doc["description"])
+        table.add_row(
+            doc["name"],
+            ", ".join(doc["aliases"]),
+            ", ".join(doc["splits"]),
+            ", ".join(doc["conditions"]),
+            ", ".join(doc["agents"]),
+            doc["description"],
+        )
     if suites:
         stdout.print(table)
     stdout.print("Agents for every suite: " + "; ".join(f"{a['name']} ({a['description']})" for a in agents))
@@ -106,8 +111,13 @@ def _list_tasks(suite: Suite, split: str | None, as_json: bool) -> None:
     chosen = split or suite.splits()[0]
     tasks = suite.tasks(chosen)
     if as_json:
-        print_json({"suite": suite.name, "split": chosen,
-                    "tasks": [{"id": t.id, "brief": t.brief, "params": t.params} for t in tasks]})
+        print_json(
+            {
+                "suite": suite.name,
+                "split": chosen,
+                "tasks": [{"id": t.id, "brief": t.brief, "params": t.params} for t in tasks],
+            }
+        )
         return
     table = Table("task", "brief", title=f"{suite.name} / {chosen}: {len(tasks)} tasks")
     for task in tasks:
@@ -141,16 +151,18 @@ def run_summary_document(summary: RunSummary) -> dict[str, Any]:
     }
 
 
-def execute_run(suite: Suite, config: RunConfig, out: Path, workers: int, retries: int,
-                listener: RunListener) -> RunSummary:
+def execute_run(
+    suite: Suite, config: RunConfig, out: Path, workers: int, retries: int, listener: RunListener
+) -> RunSummary:
     """Run, turning Ctrl-C into a clear message and exit code."""
     runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener)
     try:
         return runner.run()
     except KeyboardInterrupt:
         written = len(runner.run_dir.episode_paths())
-        fail(f"interrupted; {written} finished episodes are in {out}; rerun the same command to resume",
-             EXIT_INTERRUPTED)
+        fail(
+            f"interrupted; {written} finished episodes are in {out}; rerun the same command to resume", EXIT_INTERRUPTED
+        )
 
 
 def report_incomplete(summary: RunSummary) -> None:
@@ -159,8 +171,11 @@ def report_incomplete(summary: RunSummary) -> None:
         return
     for stem, message in sorted(summary.faults.items()):
         stderr.print(f"[yellow]not finished[/] {stem}: {message}", highlight=False)
-    fail(f"{len(summary.faults)} episodes were not finished because of infrastructure faults; "
-         "rerun the same command to retry them", EXIT_INCOMPLETE)
+    fail(
+        f"{len(summary.faults)} episodes were not finished because of infrastructure faults; "
+        "rerun the same command to retry them",
+        EXIT_INCOMPLETE,
+    )
 
 
 @app.command()
@@ -186,9 +201,13 @@ def run(
         options = parse_agent_options(agent_opt or [])
         requested = [AgentOptions(name=name, model=model, options=options) for name in agent or ["reference"]]
         config = RunConfig(
-            suite=suite.name, split=split or suite.splits()[0], tasks=task,
+            suite=suite.name,
+            split=split or suite.splits()[0],
+            tasks=task,
             conditions=condition or [suite.conditions()[0].name],
-            agents=resolve_agents(suite, requested), repeats=repeats, seed=seed,
+            agents=resolve_agents(suite, requested),
+            repeats=repeats,
+            seed=seed,
         )
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
@@ -198,8 +217,11 @@ def run(
     else:
         doc = run_summary_document(summary)
         mean = "-" if doc["mean_score"] is None else f"{doc['mean_score']:.3f}"
-        stderr.print(f"{summary.written} episodes written, {summary.skipped} already done, "
-                     f"{summary.errors} ended in an error; mean score {mean}; run directory {out}", highlight=False)
+        stderr.print(
+            f"{summary.written} episodes written, {summary.skipped} already done, "
+            f"{summary.errors} ended in an error; mean score {mean}; run directory {out}",
+            highlight=False,
+        )
     report_incomplete(summary)
 
 
@@ -225,7 +247,8 @@ def report(
 def sweep(
     suites: Annotated[list[str] | None, typer.Argument(help="Suites to run (default: all registered).")] = None,
     out: Annotated[Path, typer.Option(help="Parent directory; each suite's run goes in OUT/SUITE.")] = Path(
-        "runs/reference"),
+        "runs/reference"
+    ),
     workers: Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")] = 1,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     as_json: JsonOption = False,
@@ -238,12 +261,18 @@ def sweep(
             if not suite.reference_agents():
                 stderr.print(f"{suite.name}: no reference agent, skipped")
                 continue
-            config = RunConfig(suite=suite.name, split=suite.splits()[0], conditions=[suite.conditions()[0].name],
-                               agents=resolve_agents(suite, [AgentOptions(name="reference")]))
+            config = RunConfig(
+                suite=suite.name,
+                split=suite.splits()[0],
+                conditions=[suite.conditions()[0].name],
+                agents=resolve_agents(suite, [AgentOptions(name="reference")]),
+            )
             listener: RunListener = RunListener() if quiet else ProgressBar(suite.name, stderr)
             summary = execute_run(suite, config, out / suite.name, workers, 0, listener)
-            results[suite.name] = {"run": run_summary_document(summary),
-                                   "report": build_report(out / suite.name).model_dump(mode="json")}
+            results[suite.name] = {
+                "run": run_summary_document(summary),
+                "report": build_report(out / suite.name).model_dump(mode="json"),
+            }
             if not as_json:
                 sys.stdout.write(build_report(out / suite.name).markdown() + "\n")
     if not chosen:
@@ -261,8 +290,9 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: Annotated[bool, typer.Option("--version", callback=version_callback, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """discogym: explore hidden rules, find them by experiment, use them."""
 

@@ -1,0 +1,31 @@
+# Set-up and everyday commands. Each target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install run test lint bench clean
+
+$(BIN)/discogym: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+install: $(BIN)/discogym
+
+# The main job: every registered suite with its reference agent, offline (no API key), then the reports.
+run: install
+	$(BIN)/discogym sweep --out runs/reference
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -q
+
+bench: install
+	$(BIN)/python benchmarks/harness_overhead.py
+
+clean:
+	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache
