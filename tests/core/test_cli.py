@@ -107,12 +107,18 @@ def test_resume_after_kill_9_gives_exactly_the_uninterrupted_episodes(tmp_path, 
     assert stray_files(out) == []
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterrupted, workers):
+@pytest.mark.parametrize(
+    ("workers", "how"),
+    [("1", "ctrl-c"), ("2", "ctrl-c"), ("2", "kill")],
+)
+def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterrupted, workers, how):
     out = tmp_path / "run"
     process = start(*SLOW_RUN, "--out", str(out), "--workers", workers)
     wait_for_episodes(out, 3, process)
-    os.killpg(process.pid, signal.SIGINT)  # what a terminal sends to the foreground job
+    if how == "ctrl-c":
+        os.killpg(process.pid, signal.SIGINT)  # what a terminal sends to the foreground job
+    else:
+        process.send_signal(signal.SIGTERM)  # plain `kill PID` of the runner alone
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "interrupted;" in stderr and "rerun the same command to resume" in stderr
@@ -152,6 +158,14 @@ def test_user_errors_print_one_clear_line(run_cli, tmp_path, args, message):
     assert done.stderr.strip() == message or done.stderr.startswith(message), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stdout == ""
+
+
+def test_an_unwritable_run_directory_is_a_clear_error(run_cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = run_cli("run", "toy", "--out", str(blocker / "run"))
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"error: {blocker / 'run'}: Not a directory"
 
 
 def test_json_output_is_one_document(run_cli, tmp_path):

@@ -136,3 +136,16 @@ def test_no_tool_call_crashes_the_environment(name, args):
     result = env.call(name, args)
     assert isinstance(result, ToolResult)
     assert result.ok or result.error
+
+
+class LoudDigitEnv(DigitEnv):
+    def probe(self, args):
+        return ToolResult(text=f"PROBED {args.n}")
+
+
+def test_a_subclass_may_override_a_tool_method_without_redeclaring_it():
+    env = LoudDigitEnv(suite.tasks("dev")[0], suite.condition("plain"), seed=0)
+    assert env.call("probe", {"n": 2}).text == "PROBED 2"
+    assert env.call("probe", {"n": 12}).error == "invalid arguments for tool 'probe': argument 'n': " + (
+        "Input should be less than or equal to 9"
+    )

@@ -185,13 +185,13 @@ class Env(ABC):
             if isinstance(err, ValidationError):
                 return ToolResult.failure(describe_validation_error(name, err))
             return ToolResult.failure(f"tool '{name}': {err}")
-        handler: Callable[[Any, Any], ToolResult] = chosen.handler
+        handler: Callable[[Any], ToolResult] = getattr(self, chosen.method)
         try:
             if self.limits.call_timeout_s is None:
-                result = handler(self, parsed)
+                result = handler(parsed)
             else:
                 with _wall_clock_cap(self.limits.call_timeout_s):
-                    result = handler(self, parsed)
+                    result = handler(parsed)
         except ToolError as err:
             return ToolResult.failure(str(err))
         if not isinstance(result, ToolResult):

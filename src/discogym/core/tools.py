@@ -5,7 +5,7 @@ import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_origin
+from typing import Any, Literal, get_origin
 
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -60,18 +60,17 @@ class ToolResult(BaseModel):
         return cls(ok=False, text=f"error: {message}", error=message, data=data)
 
 
-ArgsT = TypeVar("ArgsT", bound=BaseModel)
-Handler = Callable[[Any, Any], ToolResult]
-
-
 @dataclass(frozen=True)
 class Tool:
-    """A tool of an environment: its public description plus the method that runs it."""
+    """A tool of an environment: its public description plus the name of the method that runs it.
+
+    The method is looked up on the environment at call time, so a subclass may override it.
+    """
 
     name: str
     description: str
     args_model: type[BaseModel]
-    handler: Handler
+    method: str
 
     def spec(self) -> ToolSpec:
         """The agent-facing description of this tool."""
@@ -94,7 +93,7 @@ def tool(
 
     def mark(method: Callable[[Any, Any], ToolResult]) -> Callable[[Any, Any], ToolResult]:
         doc = description if description is not None else (method.__doc__ or "").strip()
-        setattr(method, TOOL_MARKER, Tool(name or method.__name__, doc, args, method))
+        setattr(method, TOOL_MARKER, Tool(name or method.__name__, doc, args, method.__name__))
         return method
 
     return mark

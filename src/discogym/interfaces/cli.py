@@ -1,6 +1,7 @@
 """The ``discogym`` command: list suites and tasks, run agents, report on runs."""
 
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from rich.table import Table
 from discogym import __version__
 from discogym.core.agent import AgentOptions, generic_agents
 from discogym.core.agent_lookup import agent_names
-from discogym.core.aggregate import build_report
+from discogym.core.aggregate import RunReport, build_report
 from discogym.core.errors import UserError
 from discogym.core.progress import ProgressBar, RunListener
 from discogym.core.runner import RunConfig, Runner, RunSummary, resolve_agents
@@ -45,11 +46,13 @@ def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn a UserError into one line on stderr and a non-zero exit."""
+    """Turn a UserError (or a file-system error) into one line on stderr and a non-zero exit."""
     try:
         yield
     except UserError as err:
         fail(str(err))
+    except OSError as err:  # an unwritable --out, an unreadable file named on the command line
+        fail(f"{err.filename or 'file system'}: {err.strerror or err}")
 
 
 def print_json(document: Any) -> None:
@@ -151,11 +154,16 @@ def run_summary_document(summary: RunSummary) -> dict[str, Any]:
     }
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def execute_run(
     suite: Suite, config: RunConfig, out: Path, workers: int, retries: int, listener: RunListener
 ) -> RunSummary:
     """Run, turning Ctrl-C into a clear message and exit code."""
     runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill PID` stops as cleanly as Ctrl-C
     try:
         return runner.run()
     except KeyboardInterrupt:
@@ -163,6 +171,8 @@ def execute_run(
         fail(
             f"interrupted; {written} finished episodes are in {out}; rerun the same command to resume", EXIT_INTERRUPTED
         )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def report_incomplete(summary: RunSummary) -> None:
@@ -256,29 +266,35 @@ def sweep(
     """The main job: every suite's default task set with its reference agent, offline, then the reports."""
     with user_errors():
         chosen = [get_suite(name) for name in suites] if suites else all_suites()
+        if not chosen:
+            stderr.print("No suites are registered yet; nothing to run.")
         results: dict[str, Any] = {}
+        summaries = []
         for suite in chosen:
             if not suite.reference_agents():
                 stderr.print(f"{suite.name}: no reference agent, skipped")
                 continue
-            config = RunConfig(
-                suite=suite.name,
-                split=suite.splits()[0],
-                conditions=[suite.conditions()[0].name],
-                agents=resolve_agents(suite, [AgentOptions(name="reference")]),
-            )
-            listener: RunListener = RunListener() if quiet else ProgressBar(suite.name, stderr)
-            summary = execute_run(suite, config, out / suite.name, workers, 0, listener)
-            results[suite.name] = {
-                "run": run_summary_document(summary),
-                "report": build_report(out / suite.name).model_dump(mode="json"),
-            }
+            summary, built = _sweep_suite(suite, out / suite.name, workers, quiet)
+            summaries.append(summary)
+            results[suite.name] = {"run": run_summary_document(summary), "report": built.model_dump(mode="json")}
             if not as_json:
-                sys.stdout.write(build_report(out / suite.name).markdown() + "\n")
-    if not chosen:
-        stderr.print("No suites are registered yet; nothing to run.")
+                sys.stdout.write(built.markdown() + "\n")
     if as_json:
         print_json({"out": str(out), "suites": results})
+    for summary in summaries:
+        report_incomplete(summary)
+
+
+def _sweep_suite(suite: Suite, out: Path, workers: int, quiet: bool) -> tuple[RunSummary, RunReport]:
+    config = RunConfig(
+        suite=suite.name,
+        split=suite.splits()[0],
+        conditions=[suite.conditions()[0].name],
+        agents=resolve_agents(suite, [AgentOptions(name="reference")]),
+    )
+    listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
+    summary = execute_run(suite, config, out, workers, 0, listener)
+    return summary, build_report(out)
 
 
 def version_callback(value: bool) -> None:
