@@ -28,13 +28,14 @@ def discogym_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "discogym", *args]
 
 
+def run_discogym(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a subprocess to completion, with extra environment variables ``env``."""
+    return subprocess.run(
+        discogym_command(*args), capture_output=True, text=True, env=cli_environment(**env), timeout=300, cwd=REPO
+    )
+
+
 @pytest.fixture
 def run_cli():
-    """Run the CLI to completion; returns the CompletedProcess."""
-
-    def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            discogym_command(*args), capture_output=True, text=True, env=cli_environment(**env), timeout=300, cwd=REPO
-        )
-
-    return run
+    """:func:`run_discogym`, as a fixture."""
+    return run_discogym

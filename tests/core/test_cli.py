@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli_environment, discogym_command
+from tests.conftest import REPO, cli_environment, discogym_command, run_discogym
 
 SLOW_RUN = [
     "run",
@@ -59,14 +59,7 @@ def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> dict[str, bytes]:
     out = tmp_path_factory.mktemp("uninterrupted")
-    done = subprocess.run(
-        discogym_command(*SLOW_RUN, "--out", str(out)),
-        env=cli_environment(),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_discogym(*SLOW_RUN, "--out", str(out))
     assert done.returncode == 0, done.stderr
     files = episode_files(out)
     assert len(files) == 32
@@ -92,14 +85,7 @@ def test_resume_after_kill_9_gives_exactly_the_uninterrupted_episodes(tmp_path, 
     written = episode_files(out)
     assert 4 <= len(written) < 32
     assert all(uninterrupted[name] == content for name, content in written.items())
-    resumed = subprocess.run(
-        discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers, "--json"),
-        env=cli_environment(),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    resumed = run_discogym(*SLOW_RUN, "--out", str(out), "--workers", workers, "--json")
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     assert summary["skipped"] == len(written) and summary["written"] == 32 - len(written)
@@ -127,14 +113,7 @@ def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterru
     assert 3 <= len(written) < 32
     assert all(uninterrupted[name] == content for name, content in written.items())
     assert stray_files(out) == []
-    resumed = subprocess.run(
-        discogym_command(*SLOW_RUN, "--out", str(out), "--workers", workers),
-        env=cli_environment(),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    resumed = run_discogym(*SLOW_RUN, "--out", str(out), "--workers", workers)
     assert resumed.returncode == 0, resumed.stderr
     assert episode_files(out) == uninterrupted
 

@@ -134,6 +134,23 @@ def test_infrastructure_faults_are_never_written_and_are_retried(tmp_path, worke
     assert (retried.written, retried.faults, retried.complete) == (2, {}, True)
 
 
+def test_a_worker_that_dies_is_a_fault_and_its_episode_is_retried(tmp_path):
+    # Each episode's first attempt kills its worker, which also interrupts the episodes in flight beside it.
+    cfg = config("flaky", split="dev", fail_dir=str(tmp_path / "m"), fault="die")
+    died = run(tmp_path / "run", cfg, workers=2)
+    assert not died.complete and set(died.faults.values()) == {"a worker process died"}
+    assert died.written + len(died.faults) == 8
+    passes = 1
+    while not run(tmp_path / "run", cfg, workers=2).complete:
+        passes += 1
+        assert passes <= 8, "every pass gets at least one more episode past its first attempt"
+    assert len(episodes(tmp_path / "run")) == 8
+    assert all(e.score.value == 1.0 and e.outcome.status == "completed" for e in episodes(tmp_path / "run"))
+
+    retried = config("flaky", split="dev", fail_dir=str(tmp_path / "m2"), fault="die")
+    assert run(tmp_path / "retried", retried, workers=2, retries=8).complete
+
+
 def test_a_rerun_must_keep_suite_and_seed(tmp_path):
     run(tmp_path, config())
     with pytest.raises(UserError, match="holds a run of suite 'toy' with seed 0"):

@@ -4,6 +4,8 @@ Importable as ``tests.core.toy_suite:suite`` through ``DISCOGYM_SUITES`` so that
 subprocesses can run it.
 """
 
+import os
+import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -137,14 +139,16 @@ class Sloppy(Bisect):
 
 
 class Flaky(Bisect):
-    """Bisect whose first attempt at each episode fails, after one call, with an infrastructure fault.
+    """Bisect whose first attempt at each episode fails after one call: with an infrastructure fault,
+    or (``--agent-opt fault=die``) by killing its own process.
 
     It remembers failed attempts as marker files in ``--agent-opt fail_dir=DIR``.
     """
 
-    def __init__(self, fail_dir: Path) -> None:
+    def __init__(self, fail_dir: Path, fault: str) -> None:
         super().__init__()
         self.fail_dir = fail_dir
+        self.fault = fault
         self.marker = fail_dir / "unset"
 
     def start(self, context: AgentContext) -> None:
@@ -154,6 +158,8 @@ class Flaky(Bisect):
         if len(history) == 1 and not self.marker.exists():
             self.fail_dir.mkdir(parents=True, exist_ok=True)
             self.marker.touch()
+            if self.fault == "die":
+                os.kill(os.getpid(), signal.SIGKILL)
             raise InfrastructureError("model endpoint unavailable (simulated)")
         return super().act(history)
 
@@ -173,7 +179,7 @@ class Quitter(Agent):
 
 
 def _flaky(options: AgentOptions) -> Agent:
-    return Flaky(Path(options.options.get("fail_dir", "flaky-markers")))
+    return Flaky(Path(options.options.get("fail_dir", "flaky-markers")), options.options.get("fault", "raise"))
 
 
 class DigitSuite(Suite):

@@ -129,10 +129,20 @@ def play_and_write(suite: Suite, planned: PlannedEpisode, root: Path) -> Episode
     return EpisodeSummary.of(episode)
 
 
-def _ignore_interrupts() -> None:
-    # Workers leave Ctrl-C to the runner, which terminates them: an episode is either written whole
-    # by its worker or not at all.
+_worker_suite: Suite | None = None
+
+
+def _start_worker(suite: Suite) -> None:
+    """Set up a worker process: the suite arrives once (not with every episode), and Ctrl-C is left
+    to the runner, which terminates the workers, so an episode is written whole or not at all."""
+    global _worker_suite
+    _worker_suite = suite
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _play_in_worker(planned: PlannedEpisode, root: Path) -> EpisodeSummary:
+    assert _worker_suite is not None, "worker started without its suite"
+    return play_and_write(_worker_suite, planned, root)
 
 
 def _fault_message(err: BaseException) -> str:
@@ -238,15 +248,22 @@ class Runner:
             else:
                 self._record(summary, done)
 
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(self.suite,),
+        )
+
     def _run_pool(self, summary: RunSummary) -> None:
-        context = multiprocessing.get_context("spawn")
-        executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_interrupts)
+        executor = self._new_pool()
         in_flight: dict[Future[EpisodeSummary], PlannedEpisode] = {}
         try:
             while self._queue or in_flight:
                 while self._queue and len(in_flight) < 2 * self.workers:
                     item = self._queue.popleft()
-                    in_flight[executor.submit(play_and_write, self.suite, item, self.run_dir.root)] = item
+                    in_flight[executor.submit(_play_in_worker, item, self.run_dir.root)] = item
                 finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 broken = False
                 for future in finished:
@@ -263,7 +280,7 @@ class Runner:
                         self._fault(summary, item, BrokenProcessPool())
                     in_flight.clear()
                     executor.shutdown(wait=True, cancel_futures=True)
-                    executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_interrupts)
+                    executor = self._new_pool()
         except BaseException:
             _terminate(executor)
             raise
