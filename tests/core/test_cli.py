@@ -171,6 +171,20 @@ def test_json_output_is_one_document(run_cli, tmp_path):
     markdown = run_cli("report", str(tmp_path), "--html", str(html))
     assert markdown.stdout.startswith("# discogym report") and "| toy | plain | bisect |" in markdown.stdout
     assert "<td>bisect</td>" in html.read_text()
+    assert f"- plot: {tmp_path / 'plots' / 'scores.png'}" in markdown.stdout
+    assert '<img alt="scores.png" src="data:image/png;base64,' in html.read_text()
+
+
+def test_report_writes_plots_where_asked(run_cli, tmp_path):
+    assert (
+        run_cli("run", "toy", "--agent", "bisect", "--agent", "quitter", "--out", str(tmp_path / "run")).returncode == 0
+    )
+    reported = json.loads(run_cli("report", str(tmp_path / "run"), "--plots", str(tmp_path / "p"), "--json").stdout)
+    assert reported["plots"] == [str(tmp_path / "p" / "scores.png")]
+    png = (tmp_path / "p" / "scores.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 5000
+    bare = json.loads(run_cli("report", str(tmp_path / "run"), "--no-plots", "--json").stdout)
+    assert bare["plots"] == [] and not (tmp_path / "run" / "plots").exists()
 
 
 def test_unfinished_episodes_make_a_non_zero_exit(run_cli, tmp_path):

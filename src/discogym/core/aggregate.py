@@ -1,14 +1,17 @@
 """``discogym report``: the generic aggregate table plus each suite's own tables."""
 
+import base64
+import html
 from collections import defaultdict
 from pathlib import Path
 from statistics import fmean
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from discogym.core.episode import Episode
 from discogym.core.errors import UserError
 from discogym.core.play import score_episode
+from discogym.core.plots import plots_available, score_plot
 from discogym.core.report import ReportTable, table_html, table_markdown
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
@@ -36,6 +39,7 @@ class RunReport(BaseModel):
     episodes: int
     rescored: bool
     tables: list[ReportTable]
+    plots: list[str] = Field(default_factory=list)
 
     def markdown(self) -> str:
         """The report as markdown."""
@@ -44,11 +48,16 @@ class RunReport(BaseModel):
             + (" (rescored)" if self.rescored else "")
             + "\n\n"
         )
-        return header + "\n".join(table_markdown(table) for table in self.tables)
+        plots = "".join(f"- plot: {path}\n" for path in self.plots)
+        return header + "\n".join(table_markdown(table) for table in self.tables) + (f"\n{plots}" if plots else "")
 
     def html(self) -> str:
-        """The report as a standalone HTML page."""
+        """The report as a standalone HTML page (plots embedded)."""
         body = "\n".join(table_html(table) for table in self.tables)
+        for path in self.plots:
+            encoded = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+            body += f'<p><img alt="{html.escape(Path(path).name)}" src="data:image/png;base64,{encoded}"></p>\n'
+
         return (
             '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
@@ -94,9 +103,12 @@ def generic_table(episodes: list[Episode]) -> ReportTable:
     )
 
 
-def build_report(root: Path, *, rescore: bool = False) -> RunReport:
-    """Read every episode under ``root`` and build the report; ``rescore`` recomputes scores and audits
-    with the suites' current scorers instead of the stored ones."""
+def build_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = None) -> RunReport:
+    """Read every episode under ``root`` and build the report.
+
+    ``rescore`` recomputes scores and audits with the suites' current scorers instead of the stored
+    ones; ``plots_dir`` is where PNG plots go (the generic score plot, then each suite's own), if anywhere.
+    """
     if not root.is_dir():
         raise UserError(f"no run directory at {root}")
     episodes = list(RunDir(root).iter_episodes())
@@ -107,6 +119,16 @@ def build_report(root: Path, *, rescore: bool = False) -> RunReport:
     if rescore:
         episodes = [score_episode(suites[e.key.suite], e) for e in episodes]
     tables = [generic_table(episodes)]
+    plots: list[Path] = []
+    if plots_dir is not None:
+        if not plots_available():
+            raise UserError("plots need matplotlib: pip install 'discogym[plots]' (or leave out --plots)")
+        plots.extend(filter(None, [score_plot(episodes, plots_dir / "scores.png")]))
     for name in suite_names:
-        tables.extend(suites[name].report([e for e in episodes if e.key.suite == name]))
-    return RunReport(run_dir=str(root), episodes=len(episodes), rescored=rescore, tables=tables)
+        own = [e for e in episodes if e.key.suite == name]
+        tables.extend(suites[name].report(own))
+        if plots_dir is not None:
+            plots.extend(suites[name].plots(own, plots_dir))
+    return RunReport(
+        run_dir=str(root), episodes=len(episodes), rescored=rescore, tables=tables, plots=[str(p) for p in plots]
+    )

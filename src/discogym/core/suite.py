@@ -4,6 +4,7 @@ import importlib
 import os
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import ClassVar
 
 from discogym.core.agent import AgentFactory
@@ -57,6 +58,10 @@ class Suite(ABC):
 
     def report(self, episodes: list[Episode]) -> list[ReportTable]:
         """The suite's own report tables, added after the generic one."""
+        return []
+
+    def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
+        """Write the suite's own PNG plots into ``out_dir`` (matplotlib is available); return their paths."""
         return []
 
     def condition(self, name: str) -> Condition:

@@ -17,6 +17,7 @@ from discogym.core.agent import AgentOptions, generic_agents
 from discogym.core.agent_lookup import agent_names
 from discogym.core.aggregate import RunReport, build_report
 from discogym.core.errors import UserError
+from discogym.core.plots import plots_available
 from discogym.core.progress import ProgressBar, RunListener
 from discogym.core.runner import RunConfig, Runner, RunSummary, resolve_agents
 from discogym.core.suite import Suite, all_suites, get_suite
@@ -240,11 +241,17 @@ def report(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`.")],
     html: Annotated[Path | None, typer.Option(help="Also write the report as an HTML page here.")] = None,
     rescore: Annotated[bool, typer.Option(help="Recompute scores and audits from the episode logs.")] = False,
+    plots: Annotated[Path | None, typer.Option(help="Folder for PNG plots (default: RUN_DIR/plots).")] = None,
+    no_plots: Annotated[bool, typer.Option("--no-plots", help="Write no plots.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Aggregate a run's episodes into tables (markdown on stdout)."""
+    """Aggregate a run's episodes into tables (markdown on stdout) and plots (PNG)."""
     with user_errors():
-        built = build_report(run_dir, rescore=rescore)
+        if no_plots:
+            plots = None
+        elif plots is None and plots_available():
+            plots = run_dir / "plots"
+        built = build_report(run_dir, rescore=rescore, plots_dir=plots)
     if html is not None:
         html.write_text(built.html(), encoding="utf-8")
     if as_json:
@@ -294,7 +301,7 @@ def _sweep_suite(suite: Suite, out: Path, workers: int, quiet: bool) -> tuple[Ru
     )
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
     summary = execute_run(suite, config, out, workers, 0, listener)
-    return summary, build_report(out)
+    return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
 
 
 def version_callback(value: bool) -> None:
