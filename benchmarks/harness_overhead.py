@@ -115,9 +115,7 @@ def through_env(total_calls: int) -> None:
 
 
 def through_runner(suite: CounterSuite, workers: int) -> None:
-    config = RunConfig(
-        suite=suite.name, split="bench", conditions=["plain"], agents=[AgentOptions(name="counter")], repeats=1
-    )
+    config = RunConfig.for_suite(suite)
     with tempfile.TemporaryDirectory() as out:
         summary = Runner(suite, config, Path(out), workers=workers).run()
         assert summary.complete and summary.scores == [1.0] * suite.episodes

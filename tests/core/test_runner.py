@@ -7,7 +7,7 @@ import pytest
 
 from discogym.core import AgentOptions, Episode, UserError
 from discogym.core.aggregate import build_report
-from discogym.core.runner import RunConfig, Runner, plan_episodes, resolve_agents
+from discogym.core.runner import RunConfig, Runner, plan_episodes
 from discogym.core.storage import RunDir
 from tests.core.toy_suite import MALFORMED_CALLS, suite
 
@@ -21,14 +21,7 @@ def config(
     **options: str,
 ) -> RunConfig:
     requested = [AgentOptions(name=a, options=options) for a in agents or ("reference",)]
-    return RunConfig(
-        suite="toy",
-        split=split,
-        conditions=list(conditions),
-        agents=resolve_agents(suite, requested),
-        repeats=repeats,
-        seed=seed,
-    )
+    return RunConfig.for_suite(suite, requested, split=split, conditions=list(conditions), repeats=repeats, seed=seed)
 
 
 def run(out: Path, cfg: RunConfig, **kwargs):

@@ -37,6 +37,31 @@ class RunConfig(BaseModel):
     seed: int = 0
     discogym_version: str = __version__
 
+    @classmethod
+    def for_suite(
+        cls,
+        suite: Suite,
+        agents: Iterable[str | AgentOptions] = ("reference",),
+        *,
+        split: str | None = None,
+        tasks: list[str] | None = None,
+        conditions: list[str] | None = None,
+        repeats: int = 1,
+        seed: int = 0,
+    ) -> "RunConfig":
+        """A configuration with the suite's defaults (first split, first condition) for what is not given,
+        and agent names resolved and checked."""
+        requested = [AgentOptions(name=agent) if isinstance(agent, str) else agent for agent in agents]
+        return cls(
+            suite=suite.name,
+            split=split or suite.splits()[0],
+            tasks=tasks,
+            conditions=conditions or [suite.conditions()[0].name],
+            agents=resolve_agents(suite, requested),
+            repeats=repeats,
+            seed=seed,
+        )
+
 
 class EpisodeSummary(BaseModel):
     """The little a progress display needs to know about a finished episode."""

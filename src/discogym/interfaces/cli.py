@@ -19,7 +19,7 @@ from discogym.core.aggregate import RunReport, build_report
 from discogym.core.errors import UserError
 from discogym.core.plots import plots_available
 from discogym.core.progress import ProgressBar, RunListener
-from discogym.core.runner import RunConfig, Runner, RunSummary, resolve_agents
+from discogym.core.runner import RunConfig, Runner, RunSummary
 from discogym.core.suite import Suite, all_suites, get_suite
 
 EXIT_USER_ERROR = 2
@@ -211,14 +211,8 @@ def run(
         suite = get_suite(suite_name)
         options = parse_agent_options(agent_opt or [])
         requested = [AgentOptions(name=name, model=model, options=options) for name in agent or ["reference"]]
-        config = RunConfig(
-            suite=suite.name,
-            split=split or suite.splits()[0],
-            tasks=task,
-            conditions=condition or [suite.conditions()[0].name],
-            agents=resolve_agents(suite, requested),
-            repeats=repeats,
-            seed=seed,
+        config = RunConfig.for_suite(
+            suite, requested, split=split, tasks=task, conditions=condition, repeats=repeats, seed=seed
         )
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
@@ -293,12 +287,7 @@ def sweep(
 
 
 def _sweep_suite(suite: Suite, out: Path, workers: int, quiet: bool) -> tuple[RunSummary, RunReport]:
-    config = RunConfig(
-        suite=suite.name,
-        split=suite.splits()[0],
-        conditions=[suite.conditions()[0].name],
-        agents=resolve_agents(suite, [AgentOptions(name="reference")]),
-    )
+    config = RunConfig.for_suite(suite)
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
     summary = execute_run(suite, config, out, workers, 0, listener)
     return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
