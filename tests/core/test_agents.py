@@ -51,11 +51,18 @@ def test_replay_reads_call_lists_and_episode_files(tmp_path):
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("{not json", "is not valid JSON"), ('[{"args": {}}]', "at 0.tool: Field required"), ('"x"', "is not a list")],
+    [
+        ("{not json", "is not valid JSON"),
+        ('[{"args": {}}]', "at 0.tool: Field required"),
+        ('"x"', "is not a list"),
+        ('{"events": 5}', "is not a list"),
+        ("\udcff\udcfe[", "is not UTF-8 text"),
+        ("[" * 100_000, "is nested too deeply"),
+    ],
 )
 def test_bad_transcripts_are_user_errors(tmp_path, content, message):
     path = tmp_path / "t.json"
-    path.write_text(content)
+    path.write_bytes(content.encode("utf-8", "surrogateescape"))
     with pytest.raises(UserError, match=message):
         load_transcript(path)
 

@@ -118,6 +118,45 @@ def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterru
     assert episode_files(out) == uninterrupted
 
 
+def group_is_gone(group: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_workers_end_themselves_when_the_runner_is_killed(tmp_path):
+    out = tmp_path / "run"
+    process = start(*SLOW_RUN, "--out", str(out), "--workers", "2")
+    wait_for_episodes(out, 2, process)
+    process.kill()  # the runner alone; its workers are orphaned
+    process.communicate()
+    try:
+        assert group_is_gone(process.pid, within_s=10), "orphaned workers are still running"
+    finally:
+        if not group_is_gone(process.pid, within_s=0.1):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_ctrl_c_while_workers_start_stops_cleanly(tmp_path):
+    out = tmp_path / "run"
+    process = start(*SLOW_RUN, "--out", str(out), "--workers", "2")
+    deadline = time.monotonic() + 60
+    while not (out / "run.json").exists():  # written just before the workers are started
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "rerun the same command to resume" in stderr
+    assert group_is_gone(process.pid, within_s=10)
+    assert stray_files(out) == []
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -129,6 +168,13 @@ def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterru
         (["run", "toy", "--agent", "replay"], "error: agent 'replay' needs --agent-opt transcript=..."),
         (["report", "no/such/dir"], "error: no run directory at no/such/dir"),
         (["list", "nope"], "error: unknown suite 'nope'"),
+        (["run", "toy", "--seed", "-1"], "error: Invalid value for '--seed': Input should be greater than or equal"),
+        (["run", "toy", "--bogus"], "error: No such option: --bogus"),
+        (["run"], "error: Missing argument 'SUITE'. (see 'discogym run --help')"),
+        (
+            ["run", "toy", "--tasks", "dev-00", "--task", "dev-98"],
+            "error: split 'dev' of suite 'toy' has no task 'dev-98'",
+        ),
     ],
 )
 def test_user_errors_print_one_clear_line(run_cli, tmp_path, args, message):
@@ -139,12 +185,19 @@ def test_user_errors_print_one_clear_line(run_cli, tmp_path, args, message):
     assert done.stdout == ""
 
 
-def test_an_unwritable_run_directory_is_a_clear_error(run_cli, tmp_path):
+def test_unwritable_outputs_are_clear_errors(run_cli, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    done = run_cli("run", "toy", "--out", str(blocker / "run"))
-    assert done.returncode == 2
-    assert done.stderr.strip() == f"error: {blocker / 'run'}: Not a directory"
+    done = run_cli("run", "toy", "--split", "tiny", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0
+    for args in (
+        ["run", "toy", "--out", str(blocker / "run")],
+        ["report", str(tmp_path / "run"), "--html", str(blocker / "r.html")],
+    ):
+        done = run_cli(*args)
+        assert done.returncode == 2
+        assert done.stderr.startswith(f"error: {blocker / ''}") and done.stderr.strip().endswith(": Not a directory")
+        assert len(done.stderr.strip().splitlines()) == 1
 
 
 def test_json_output_is_one_document(run_cli, tmp_path):

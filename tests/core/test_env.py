@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 
-from discogym.core import Env, InfrastructureError, Limits, ToolArgs, ToolResult, tool
+from discogym.core import Env, Limits, ToolArgs, ToolResult, tool
 from tests.core.toy_suite import DigitEnv, suite
 
 
@@ -29,6 +29,7 @@ def make_env(condition: str = "plain", task_index: int = 0) -> DigitEnv:
         ("probe", {"n": 42}, "argument 'n': Input should be less than or equal to 9"),
         ("probe", {"n": 3, "extra": True}, "argument 'extra': unknown argument"),
         ("probe", {}, "argument 'n': Field required"),
+        ("probe", "[" * 100_000, "arguments are nested too deeply"),
     ],
 )
 def test_malformed_call_gets_a_clear_error_and_the_episode_goes_on(name, args, expected):
@@ -68,7 +69,7 @@ def test_step_limit_ends_the_episode_and_says_so():
 
 def test_tools_follow_the_condition():
     assert [t.name for t in make_env("plain").tool_specs()] == ["probe", "roll", "submit"]
-    assert [t.name for t in make_env("buggy").tool_specs()] == ["probe", "roll", "submit", "explode"]
+    assert [t.name for t in make_env("buggy").tool_specs()] == ["probe", "roll", "submit", "explode", "garble"]
 
 
 def test_tool_specs_carry_json_schemas_from_the_argument_models():
@@ -110,13 +111,20 @@ class SlowEnv(Env):
         return ToolResult(text="done")
 
 
-def test_a_call_over_its_wall_clock_cap_is_an_infrastructure_fault():
+def test_a_call_over_its_wall_clock_cap_is_stopped_and_ends_the_episode():
     env = SlowEnv()
     assert env.call("wait", {"seconds": 0.0}).ok
     started = time.perf_counter()
-    with pytest.raises(InfrastructureError, match=r"wall-clock cap of 0\.2 s"):
-        env.call("wait", {"seconds": 5.0})
+    result = env.call("wait", {"seconds": 5.0})
     assert time.perf_counter() - started < 2.0  # interrupted, not waited out
+    assert result.error == "a tool call exceeded its wall-clock cap of 0.2 s; it was stopped and the episode is over"
+    assert result.done and env.termination == "call_time_limit"
+
+
+@pytest.mark.parametrize("limits", [{"max_steps": 0}, {"call_timeout_s": 0}, {"call_timeout_s": -1.0}])
+def test_limits_must_be_positive(limits):
+    with pytest.raises(ValueError, match="greater than"):
+        Limits(**limits)
 
 
 json_values = st.recursive(

@@ -103,6 +103,48 @@ def test_agent_and_environment_bugs_end_that_episode_only(tmp_path):
         assert [e.call.tool for e in episode.events] == ["roll"]
 
 
+def test_logged_values_are_plain_json_and_unstorable_ones_are_bugs_where_they_arise(tmp_path):
+    transcript = tmp_path / "t.json"
+    transcript.write_text('[{"tool": "roll"}, {"tool": "probe", "args": {"n": 100000000000000000000000}}]')
+    run(tmp_path / "plain", config("replay", transcript=str(transcript)))
+    for episode in episodes(tmp_path / "plain"):
+        assert episode.outcome.status == "completed"
+        roll, probe = episode.events
+        assert isinstance(roll.result.data["value"], int)
+        assert roll.result.data["faces"] == ["five", "four", "one", "six", "three", "two"]  # a set, sorted
+        assert probe.call.args == {"n": "100000000000000000000000"}  # beyond 64 bits: kept as digits
+        assert "less than or equal to 9" in (probe.result.error or "")
+
+    transcript.write_text('[{"tool": "roll"}, {"tool": "garble"}]')
+    run(tmp_path / "buggy", config("replay", conditions=("buggy",), transcript=str(transcript)))
+    for episode in episodes(tmp_path / "buggy"):
+        assert episode.outcome.termination == "env_error"
+        assert "TypeError: a value of type object cannot be stored as JSON" in (episode.outcome.error or "")
+
+    run(tmp_path / "mute", config("mute"))
+    for episode in episodes(tmp_path / "mute"):
+        assert episode.outcome.termination == "agent_error"
+        assert episode.outcome.error == "TypeError: act() returned NoneType, not AgentDecision"
+
+
+def test_the_same_episode_asked_for_twice_is_played_once(tmp_path):
+    cfg = config("reference", "bisect").model_copy(update={"tasks": ["tiny-01", "tiny-01"]})
+    summary = run(tmp_path, cfg)
+    assert (summary.planned, summary.written) == (1, 1)
+
+
+def test_agent_options_are_part_of_the_episode_key(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text('[{"tool": "submit", "args": {"n": 1}}]')
+    second.write_text('[{"tool": "submit", "args": {"n": 2}}]')
+    assert run(tmp_path / "run", config("replay", transcript=str(first))).written == 2
+    assert run(tmp_path / "run", config("replay", transcript=str(second))).written == 2
+    submitted = sorted(
+        (e.key.agent_options["transcript"][-6:], e.events[0].call.args["n"]) for e in episodes(tmp_path / "run")
+    )
+    assert submitted == [("a.json", 1), ("a.json", 1), ("b.json", 2), ("b.json", 2)]
+
+
 def test_an_agent_that_stops_ends_the_episode_with_its_message(tmp_path):
     run(tmp_path, config("quitter"))
     for episode in episodes(tmp_path):

@@ -59,7 +59,7 @@ class DigitEnv(Env):
         return "A digit from 0 to 9 is hidden. Probe digits to learn whether it is higher or lower, then submit it."
 
     def tools(self) -> list[Any]:
-        return [t for t in super().tools() if self._buggy or t.name != "explode"]
+        return [t for t in super().tools() if self._buggy or t.name not in ("explode", "garble")]
 
     def _pause(self) -> None:
         if self._delay:
@@ -75,8 +75,9 @@ class DigitEnv(Env):
     @tool(NoArgs)
     def roll(self, args: NoArgs) -> ToolResult:
         """Roll the environment's die (uses its seeded generator)."""
-        value = int(self._rng.integers(1, 7))
-        return ToolResult(text=f"rolled {value}", data={"value": value})
+        value = self._rng.integers(1, 7)  # a numpy integer, and a set below: both must be stored exactly
+        faces = {"one", "two", "three", "four", "five", "six"}
+        return ToolResult(text=f"rolled {value}", data={"value": value, "faces": faces})
 
     @tool(DigitArgs)
     def submit(self, args: DigitArgs) -> ToolResult:
@@ -92,6 +93,11 @@ class DigitEnv(Env):
     def explode(self, args: NoArgs) -> ToolResult:
         """A tool with a bug (only in the 'buggy' condition)."""
         raise RuntimeError("the explode tool is broken")
+
+    @tool(NoArgs)
+    def garble(self, args: NoArgs) -> ToolResult:
+        """A tool whose data cannot be stored (only in the 'buggy' condition)."""
+        return ToolResult(text="garbled", data={"thing": object()})
 
     def outcome(self) -> dict[str, Any]:
         return {"submitted": self.submitted}
@@ -171,6 +177,13 @@ class Crasher(Agent):
         raise ValueError("the crasher agent always fails")
 
 
+class Mute(Agent):
+    """An agent with a bug: returns nothing."""
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        return None  # type: ignore[return-value]
+
+
 class Quitter(Agent):
     """Gives up at once."""
 
@@ -220,6 +233,7 @@ class DigitSuite(Suite):
             "flaky": _flaky,
             "crasher": lambda options: Crasher(),
             "quitter": lambda options: Quitter(),
+            "mute": lambda options: Mute(),
         }
 
     def score(self, episode: Episode) -> Score:

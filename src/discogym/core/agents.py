@@ -51,9 +51,13 @@ def load_transcript(path: Path) -> list[ToolCall]:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise UserError(f"cannot read transcript {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"transcript {path} is not UTF-8 text") from None
     except json.JSONDecodeError as err:
         raise UserError(f"transcript {path} is not valid JSON: {err.msg} at line {err.lineno}") from None
-    if isinstance(document, dict) and "events" in document:
+    except RecursionError:
+        raise UserError(f"transcript {path} is nested too deeply") from None
+    if isinstance(document, dict) and isinstance(document.get("events"), list):
         document = [event.get("call") if isinstance(event, dict) else event for event in document["events"]]
     elif isinstance(document, dict) and "calls" in document:
         document = document["calls"]

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from discogym.core.errors import InfrastructureError, ToolError
+from discogym.core.errors import ToolError
 from discogym.core.tools import (
     TOOL_MARKER,
     Tool,
@@ -27,20 +27,23 @@ class Limits(BaseModel):
     """Limits every agent, interface and transport meets alike.
 
     ``max_steps`` counts every call, rejected ones included, so an agent cannot loop forever on
-    malformed calls. ``call_timeout_s`` caps the wall-clock time of one tool call; exceeding it is an
-    infrastructure fault (the machine was too slow), not the agent's failure.
+    malformed calls. ``call_timeout_s`` caps the wall-clock time of one tool call: a call that runs
+    over is stopped and ends the episode (``call_time_limit``). It is a safety net against requests
+    that would run for ever; suites limit work deterministically (ticks, budgets) wherever they can,
+    since wall-clock time depends on the machine.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_steps: int | None = 1000
-    call_timeout_s: float | None = None
+    max_steps: int | None = Field(default=1000, ge=1)
+    call_timeout_s: float | None = Field(default=None, gt=0)
 
 
 STEP_LIMIT = "step_limit"
+CALL_TIME_LIMIT = "call_time_limit"
 
 
-class _CallTimeout(InfrastructureError):
+class _CallTimeout(Exception):
     pass
 
 
@@ -157,8 +160,8 @@ class Env(ABC):
     def call(self, name: str, args: Any = None) -> ToolResult:
         """Run one tool call. Never raises for bad input: the problem comes back as an error result.
 
-        Raises :class:`InfrastructureError` for faults outside the agent's control; any other
-        exception is a bug in the environment and propagates.
+        A handler may raise :class:`InfrastructureError` for faults outside the agent's control; that
+        and any other exception (a bug in the environment) propagate.
         """
         if self.done:
             return ToolResult.failure("the episode is over; no more tool calls are accepted", done=True)
@@ -194,6 +197,9 @@ class Env(ABC):
                     result = handler(parsed)
         except ToolError as err:
             return ToolResult.failure(str(err))
+        except _CallTimeout as err:
+            self.finish(CALL_TIME_LIMIT)
+            return ToolResult.failure(f"{err}; it was stopped and the episode is over")
         if not isinstance(result, ToolResult):
             raise TypeError(f"tool '{name}' returned {type(result).__name__}, not ToolResult")
         return result

@@ -3,12 +3,13 @@
 import hashlib
 import json
 import re
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.agent import Usage
+from discogym.core.jsonsafe import JsonDict
 from discogym.core.task import Condition, Task
 from discogym.core.tools import ToolCall, ToolResult, ToolSpec
 
@@ -19,7 +20,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class EpisodeKey(BaseModel):
-    """What identifies an episode within a run."""
+    """What identifies an episode within a run. ``agent_options`` are the ``--agent-opt`` settings:
+    the same agent with other options (another transcript, say) makes other episodes."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -28,7 +30,11 @@ class EpisodeKey(BaseModel):
     condition: str
     agent: str
     model: str | None = None
+    agent_options: dict[str, str] = Field(default_factory=dict)
     repeat: int = Field(default=0, ge=0)
+
+    def __hash__(self) -> int:
+        return hash(self.canonical())
 
     def canonical(self) -> str:
         """A stable JSON encoding of the key."""
@@ -68,7 +74,7 @@ class Outcome(BaseModel):
     error: str | None = None
     agent_message: str | None = None
     final_usage: Usage | None = None
-    env: dict[str, Any] = Field(default_factory=dict)
+    env: JsonDict = Field(default_factory=dict)
 
 
 class Score(BaseModel):
@@ -76,7 +82,7 @@ class Score(BaseModel):
 
     value: float | None = None
     success: bool | None = None
-    components: dict[str, Any] = Field(default_factory=dict)
+    components: JsonDict = Field(default_factory=dict)
     error: str | None = None
 
 
@@ -91,7 +97,7 @@ class Provenance(BaseModel):
     env_seed: int
     agent_seed: int
     model: str | None = None
-    agent_settings: dict[str, Any] = Field(default_factory=dict)
+    agent_settings: JsonDict = Field(default_factory=dict)
 
 
 class Episode(BaseModel):
@@ -107,7 +113,7 @@ class Episode(BaseModel):
     events: list[Event]
     outcome: Outcome
     score: Score = Field(default_factory=Score)
-    audit: dict[str, Any] = Field(default_factory=dict)
+    audit: JsonDict = Field(default_factory=dict)
     provenance: Provenance
 
     def usage(self) -> Usage:

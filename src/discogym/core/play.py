@@ -2,13 +2,15 @@
 
 import time
 import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from discogym import __version__
-from discogym.core.agent import Agent, AgentContext, AgentOptions, Turn, Usage
+from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
 from discogym.core.agent_lookup import make_agent
 from discogym.core.env import Env
 from discogym.core.episode import (
@@ -21,10 +23,14 @@ from discogym.core.episode import (
     Score,
     StepTiming,
 )
-from discogym.core.errors import InfrastructureError
+from discogym.core.errors import InfrastructureError, ToolError
+from discogym.core.jsonsafe import json_safe
 from discogym.core.provenance import git_commit, platform_name, python_version
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
+from discogym.core.tools import ToolSpec
+
+_T = TypeVar("_T")
 
 AGENT_STOPPED = "agent_stopped"
 AGENT_ERROR = "agent_error"
@@ -49,6 +55,26 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
+class _EnvCallbackError(Exception):
+    """An environment method that the agent called (valid_calls, parse_text_action) failed."""
+
+
+def _guard_env_callback(method: Callable[..., _T]) -> Callable[..., _T]:
+    def guarded(*args: Any) -> _T:
+        try:
+            return method(*args)
+        except (InfrastructureError, ToolError):
+            raise
+        except Exception as err:
+            raise _EnvCallbackError(_describe(err)) from err
+
+    return guarded
+
+
+class _Stop(Exception):
+    """The episode ended with an error, already recorded."""
+
+
 class _Player:
     """The state of one episode being played."""
 
@@ -58,7 +84,7 @@ class _Player:
         self.events: list[Event] = []
         self.timings: list[StepTiming] = []
         self.brief = ""
-        self.tools: list[Any] = []
+        self.tools: list[ToolSpec] = []
         self.agent_settings: dict[str, Any] = {}
         self.termination: str | None = None
         self.error: str | None = None
@@ -67,81 +93,91 @@ class _Player:
         self.final_usage: Usage | None = None
         self.env_outcome: dict[str, Any] = {}
 
-    def fail(self, termination: str, err: Exception) -> None:
+    @contextmanager
+    def blame(self, termination: str) -> Iterator[None]:
+        """Record an exception in the block as a bug of the environment or agent, and stop the episode.
+
+        Infrastructure faults pass through: the episode is then abandoned, not written.
+        """
+        try:
+            yield
+        except InfrastructureError:
+            raise
+        except _EnvCallbackError as err:
+            self._fail(ENV_ERROR, err.__cause__ or err)
+        except Exception as err:
+            self._fail(termination, err)
+
+    def _fail(self, termination: str, err: BaseException) -> None:
         self.termination = termination
         self.error = _describe(err)
-        self.trace = traceback.format_exc()
+        self.trace = "".join(traceback.format_exception(err))
+        raise _Stop from err
 
     def play(self) -> None:
         try:
+            env, agent = self._start()
+            self._loop(env, agent)
+            if self.termination is None:
+                self.termination = env.termination
+            with self.blame(ENV_ERROR):
+                outcome = env.outcome()
+                if not isinstance(outcome, dict):
+                    raise TypeError(f"outcome() returned {type(outcome).__name__}, not dict")
+                self.env_outcome = json_safe(outcome)
+        except _Stop:
+            return
+
+    def _start(self) -> tuple[Env, Agent]:
+        with self.blame(ENV_ERROR):
             env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
             self.brief = env.brief()
             self.tools = env.tool_specs()
-        except InfrastructureError:
-            raise
-        except Exception as err:
-            self.fail(ENV_ERROR, err)
-            return
-        agent = make_agent(self.suite, self.planned.agent)
-        self.agent_settings = agent.settings()
-        context = AgentContext(
-            brief=self.brief,
-            tools=self.tools,
-            seed=self.planned.agent_seed,
-            valid_calls=env.valid_calls,
-            parse_text_action=env.parse_text_action,
-        )
-        try:
-            agent.start(context)
-        except InfrastructureError:
-            raise
-        except Exception as err:
-            self.fail(AGENT_ERROR, err)
-            return
-        self.loop(env, agent)
-        if self.termination is None:
-            self.termination = env.termination
-        try:
-            self.env_outcome = env.outcome()
-        except InfrastructureError:
-            raise
-        except Exception as err:
-            self.fail(ENV_ERROR, err)
+        with self.blame(AGENT_ERROR):
+            agent = make_agent(self.suite, self.planned.agent)
+            self.agent_settings = json_safe(dict(agent.settings()))
+            agent.start(
+                AgentContext(
+                    brief=self.brief,
+                    tools=self.tools,
+                    seed=self.planned.agent_seed,
+                    valid_calls=_guard_env_callback(env.valid_calls),
+                    parse_text_action=_guard_env_callback(env.parse_text_action),
+                )
+            )
+        return env, agent
 
-    def loop(self, env: Env, agent: Agent) -> None:
+    def _decide(self, agent: Agent, history: list[Turn]) -> AgentDecision:
+        with self.blame(AGENT_ERROR):
+            decision = agent.act(history)
+            if not isinstance(decision, AgentDecision):
+                raise TypeError(f"act() returned {type(decision).__name__}, not AgentDecision")
+        return decision
+
+    def _loop(self, env: Env, agent: Agent) -> None:
         history: list[Turn] = []
         while not env.done:
             started = time.perf_counter()
-            try:
-                decision = agent.act(history)
-            except InfrastructureError:
-                raise
-            except Exception as err:
-                self.fail(AGENT_ERROR, err)
-                return
+            decision = self._decide(agent, history)
             decided = time.perf_counter()
-            if decision.call is None:
+            call = decision.call
+            if call is None:
                 self.termination = AGENT_STOPPED
                 self.agent_message = decision.message
                 self.final_usage = decision.usage
                 return
-            try:
-                result = env.call(decision.call.tool, decision.call.args)
-            except InfrastructureError:
-                raise
-            except Exception as err:
-                self.fail(ENV_ERROR, err)
-                return
+            with self.blame(ENV_ERROR):
+                result = env.call(call.tool, call.args)
             self.events.append(
                 Event(
                     step=len(self.events) + 1,
-                    call=decision.call,
+                    call=call,
                     result=result,
                     agent_message=decision.message,
                     usage=decision.usage,
                 )
             )
-            history.append(Turn(call=decision.call, result=result))
+            history.append(Turn(call=call, result=result))
             self.timings.append(StepTiming(agent_s=decided - started, env_s=time.perf_counter() - decided))
 
     def episode(self) -> Episode:
@@ -191,7 +227,7 @@ def score_episode(suite: Suite, episode: Episode) -> Episode:
     except Exception as err:
         score = Score(error=f"scorer failed: {_describe(err)}")
     try:
-        audit = dict(suite.audit(episode))
+        audit = json_safe(dict(suite.audit(episode)))
     except Exception as err:
         audit = {"error": f"audit failed: {_describe(err)}"}
     return episode.model_copy(update={"score": score, "audit": audit})

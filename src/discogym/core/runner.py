@@ -1,7 +1,10 @@
 """Runs: the (task x condition x agent x repeat) grid, one file per episode, resumable."""
 
 import multiprocessing
+import os
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -34,7 +37,7 @@ class RunConfig(BaseModel):
     conditions: list[str]
     agents: list[AgentOptions]
     repeats: int = Field(default=1, ge=1)
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, lt=2**63)
     discogym_version: str = __version__
 
     @classmethod
@@ -96,7 +99,11 @@ class RunSummary:
 
 
 def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
-    """The episodes of a run in a fixed order: tasks, then conditions, then agents, then repeats."""
+    """The episodes of a run in a fixed order: tasks, then conditions, then agents, then repeats.
+
+    An episode asked for twice (the same task or agent named twice, ``reference`` and the solver it
+    stands for) is planned once.
+    """
     tasks = suite.tasks(config.split)
     if config.tasks is not None:
         by_id = {task.id: task for task in tasks}
@@ -108,6 +115,7 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
         tasks = [by_id[task_id] for task_id in config.tasks]
     conditions = [suite.condition(name) for name in config.conditions]
     planned = []
+    seen: set[EpisodeKey] = set()
     for task in tasks:
         for condition in conditions:
             env_seed_base = (config.seed, "env", suite.name, task.id, condition.name)
@@ -119,8 +127,12 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
                         condition=condition.name,
                         agent=agent.name,
                         model=agent.model,
+                        agent_options=agent.options,
                         repeat=repeat,
                     )
+                    if key in seen:
+                        continue
+                    seen.add(key)
                     planned.append(
                         PlannedEpisode(
                             key=key,
@@ -155,14 +167,24 @@ def play_and_write(suite: Suite, planned: PlannedEpisode, root: Path) -> Episode
 
 
 _worker_suite: Suite | None = None
+ORPHAN_CHECK_SECONDS = 0.5
 
 
-def _start_worker(suite: Suite) -> None:
-    """Set up a worker process: the suite arrives once (not with every episode), and Ctrl-C is left
-    to the runner, which terminates the workers, so an episode is written whole or not at all."""
+def _exit_when_orphaned(runner_pid: int) -> None:
+    while True:
+        if os.getppid() != runner_pid:  # the runner was killed: nobody will read our results
+            os._exit(1)
+        time.sleep(ORPHAN_CHECK_SECONDS)
+
+
+def _start_worker(suite: Suite, runner_pid: int) -> None:
+    """Set up a worker process: the suite arrives once (not with every episode), and the worker ends
+    itself if the runner dies. Ctrl-C is left to the runner, which terminates the workers, so an episode
+    is written whole or not at all."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _worker_suite
     _worker_suite = suite
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_when_orphaned, args=(runner_pid,), daemon=True).start()
 
 
 def _play_in_worker(planned: PlannedEpisode, root: Path) -> EpisodeSummary:
@@ -278,7 +300,7 @@ class Runner:
             self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self.suite,),
+            initargs=(self.suite, os.getpid()),
         )
 
     def _run_pool(self, summary: RunSummary) -> None:
@@ -286,7 +308,8 @@ class Runner:
         in_flight: dict[Future[EpisodeSummary], PlannedEpisode] = {}
         try:
             while self._queue or in_flight:
-                while self._queue and len(in_flight) < 2 * self.workers:
+                # No more in flight than workers: a worker that dies takes down only the episodes running.
+                while self._queue and len(in_flight) < self.workers:
                     item = self._queue.popleft()
                     in_flight[executor.submit(_play_in_worker, item, self.run_dir.root)] = item
                 finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)

@@ -1,6 +1,7 @@
 """Run directories: ``run.json``, one atomically written file per episode, and the runtime sidecars."""
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ RUN_FILE = "run.json"
 EPISODES_DIR = "episodes"
 RUNTIME_DIR = "runtime"
 TEMP_SUFFIX = ".tmp"
+TEMPORARY_NAME = re.compile(r"\..+\.json\.\d+\.tmp")  # what atomic_write leaves when killed mid-write
 
 
 def atomic_write(path: Path, content: str | bytes) -> None:
@@ -85,7 +87,7 @@ class RunDir:
         for folder in (self.root, self.episodes_dir, self.runtime_dir):
             if folder.is_dir():
                 for path in folder.iterdir():
-                    if path.name.startswith(".") and path.name.endswith(TEMP_SUFFIX):
+                    if TEMPORARY_NAME.fullmatch(path.name):
                         path.unlink(missing_ok=True)
                         removed += 1
         return removed

@@ -1,8 +1,8 @@
 """Tasks and conditions: what an agent is asked to do, and how it is presented."""
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
+
+from discogym.core.jsonsafe import JsonDict
 
 
 class Task(BaseModel):
@@ -18,8 +18,8 @@ class Task(BaseModel):
     suite: str = Field(min_length=1)
     split: str = Field(min_length=1)
     brief: str
-    params: dict[str, Any] = Field(default_factory=dict)
-    ground_truth: dict[str, Any] = Field(default_factory=dict)
+    params: JsonDict = Field(default_factory=dict)
+    ground_truth: JsonDict = Field(default_factory=dict)
 
 
 class Condition(BaseModel):
@@ -29,4 +29,4 @@ class Condition(BaseModel):
 
     name: str = Field(min_length=1)
     description: str = ""
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: JsonDict = Field(default_factory=dict)

@@ -11,6 +11,8 @@ import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
+from discogym.core.jsonsafe import JsonDict, JsonValue
+
 # Above this many argument combinations a tool is too large to enumerate for the random agent.
 MAX_ENUMERATED_CALLS = 10_000
 MAX_INT_RANGE = 1_000
@@ -38,7 +40,7 @@ class ToolCall(BaseModel):
     """A request to run a tool. ``args`` is whatever the agent sent, malformed or not."""
 
     tool: str
-    args: Any = Field(default_factory=dict)
+    args: JsonValue = Field(default_factory=dict)
 
 
 class ToolResult(BaseModel):
@@ -50,7 +52,7 @@ class ToolResult(BaseModel):
 
     ok: bool = True
     text: str
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: JsonDict = Field(default_factory=dict)
     error: str | None = None
     done: bool = False
 
@@ -109,6 +111,8 @@ def parse_args_object(args: Any) -> dict[str, Any]:
             args = json.loads(text)
         except json.JSONDecodeError as err:
             raise ValueError(f"arguments are not valid JSON ({err.msg} at position {err.pos})") from None
+        except RecursionError:
+            raise ValueError("arguments are nested too deeply") from None
     if not isinstance(args, dict):
         raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
     return args
@@ -137,6 +141,7 @@ def _field_domain(info: FieldInfo) -> list[Any] | None:
         return [member.value for member in annotation]
     if annotation is int:
         low = high = None
+        step = 1
         for meta in info.metadata:
             if isinstance(meta, annotated_types.Ge):
                 low = int(meta.ge)  # type: ignore[call-overload]
@@ -146,8 +151,10 @@ def _field_domain(info: FieldInfo) -> list[Any] | None:
                 high = int(meta.le)  # type: ignore[call-overload]
             elif isinstance(meta, annotated_types.Lt):
                 high = int(meta.lt) - 1  # type: ignore[call-overload]
+            elif isinstance(meta, annotated_types.MultipleOf):
+                step = int(meta.multiple_of)  # type: ignore[call-overload]
         if low is not None and high is not None and 0 <= high - low < MAX_INT_RANGE:
-            return list(range(low, high + 1))
+            return [value for value in range(low, high + 1) if value % step == 0]
     return None
 
 

@@ -3,14 +3,17 @@
 import json
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from typer.exceptions import TyperException
 
 from discogym import __version__
 from discogym.core.agent import AgentOptions, generic_agents
@@ -30,7 +33,6 @@ app = typer.Typer(
     name="discogym",
     help="Measure how well AI agents do science: discover hidden rules by experiment, then use them.",
     add_completion=False,
-    no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
 stderr = Console(stderr=True, soft_wrap=True)
@@ -41,7 +43,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON documen
 
 def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
     """Print one clear line on stderr and exit with ``code``."""
-    stderr.print(f"[bold red]error:[/] {message}", highlight=False)
+    stderr.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(code)
 
 
@@ -54,6 +56,10 @@ def user_errors() -> Iterator[None]:
         fail(str(err))
     except OSError as err:  # an unwritable --out, an unreadable file named on the command line
         fail(f"{err.filename or 'file system'}: {err.strerror or err}")
+    except ValidationError as err:  # options that passed the parser but not the run's data model
+        problem = err.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        fail(f"{where}: {problem['msg']}")
 
 
 def print_json(document: Any) -> None:
@@ -194,12 +200,16 @@ def run(
     suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
     agent: Annotated[list[str] | None, typer.Option(help="Agent(s) to run; default: reference.")] = None,
     split: Annotated[str | None, typer.Option(help="Task set (default: the suite's first).")] = None,
-    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
+    ] = None,
     condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
     model: Annotated[str | None, typer.Option(help="Model for language-model agents.")] = None,
     agent_opt: Annotated[list[str] | None, typer.Option(help="Agent option KEY=VALUE (repeatable).")] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")] = 1,
-    seed: Annotated[int, typer.Option(help="Run seed; every episode's seeds derive from it.")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")
+    ] = 0,
     out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/SUITE).")] = None,
     workers: Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")] = 1,
     retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
@@ -246,8 +256,8 @@ def report(
         elif plots is None and plots_available():
             plots = run_dir / "plots"
         built = build_report(run_dir, rescore=rescore, plots_dir=plots)
-    if html is not None:
-        html.write_text(built.html(), encoding="utf-8")
+        if html is not None:
+            html.write_text(built.html(), encoding="utf-8")
     if as_json:
         print_json(built.model_dump(mode="json"))
     else:
@@ -310,9 +320,19 @@ def root(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``discogym`` command."""
-    command: Callable[..., Any] = typer.main.get_command(app)
-    command(args=argv, prog_name="discogym")
+    """Entry point of the ``discogym`` command. Usage mistakes (unknown option, bad value) are one line too."""
+    args = sys.argv[1:] if argv is None else argv
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=args or ["--help"], prog_name="discogym", standalone_mode=False)
+    except TyperException as err:
+        context = getattr(err, "ctx", None)
+        hint = f" (see '{context.command_path} --help')" if context is not None else ""
+        stderr.print(f"[bold red]error:[/] {escape(err.format_message())}{hint}", highlight=False)
+        sys.exit(err.exit_code)
+    except typer.Abort:
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 __all__ = ["app", "main"]
