@@ -121,6 +121,11 @@ def test_logged_values_are_plain_json_and_unstorable_ones_are_bugs_where_they_ar
         assert episode.outcome.termination == "env_error"
         assert "TypeError: a value of type object cannot be stored as JSON" in (episode.outcome.error or "")
 
+    run(tmp_path / "calls", config("random", conditions=("buggy",)))
+    for episode in episodes(tmp_path / "calls"):  # the agent asked, the environment failed: its bug
+        assert episode.outcome.termination == "env_error"
+        assert episode.outcome.error == "LookupError: valid_calls is broken in the buggy condition"
+
     run(tmp_path / "mute", config("mute"))
     for episode in episodes(tmp_path / "mute"):
         assert episode.outcome.termination == "agent_error"

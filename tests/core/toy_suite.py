@@ -99,6 +99,11 @@ class DigitEnv(Env):
         """A tool whose data cannot be stored (only in the 'buggy' condition)."""
         return ToolResult(text="garbled", data={"thing": object()})
 
+    def valid_calls(self) -> list[ToolCall]:
+        if self._buggy:
+            raise LookupError("valid_calls is broken in the buggy condition")
+        return super().valid_calls()
+
     def outcome(self) -> dict[str, Any]:
         return {"submitted": self.submitted}
 
