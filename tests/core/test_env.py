@@ -69,7 +69,7 @@ def test_step_limit_ends_the_episode_and_says_so():
 
 def test_tools_follow_the_condition():
     assert [t.name for t in make_env("plain").tool_specs()] == ["probe", "roll", "submit"]
-    assert [t.name for t in make_env("buggy").tool_specs()] == ["probe", "roll", "submit", "explode", "garble"]
+    assert [t.name for t in make_env("buggy").tool_specs()] == ["probe", "roll", "submit", "explode", "stash", "garble"]
 
 
 def test_tool_specs_carry_json_schemas_from_the_argument_models():

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions, Episode, UserError
+from discogym.core import AgentOptions, Episode, InfrastructureError, UserError
 from discogym.core.aggregate import build_report
+from discogym.core.play import score_episode
 from discogym.core.runner import RunConfig, Runner, plan_episodes
 from discogym.core.storage import RunDir
-from tests.core.toy_suite import MALFORMED_CALLS, suite
+from tests.core.toy_suite import MALFORMED_CALLS, DigitSuite, suite
 
 
 def config(
@@ -121,6 +122,18 @@ def test_logged_values_are_plain_json_and_unstorable_ones_are_bugs_where_they_ar
         assert episode.outcome.termination == "env_error"
         assert "TypeError: a value of type object cannot be stored as JSON" in (episode.outcome.error or "")
 
+    transcript.write_text('[{"tool": "roll"}, {"tool": "stash"}, {"tool": "stash"}, {"tool": "roll"}]')
+    run(tmp_path / "spoiled", config("replay", conditions=("buggy",), transcript=str(transcript)))
+    for episode in episodes(tmp_path / "spoiled"):  # data changed after it was handed over: cut the log there
+        assert episode.outcome.termination == "env_error"
+        assert "could not be stored: PydanticSerializationError" in (episode.outcome.error or "")
+        assert [e.call.tool for e in episode.events] == ["roll"]
+
+    transcript.write_text('[{"tool": "probe", "args": {"n": "\\ud800"}}, {"tool": "submit", "args": {"n": NaN}}]')
+    run(tmp_path / "odd", config("replay", transcript=str(transcript)))
+    for episode in episodes(tmp_path / "odd"):
+        assert [e.call.args["n"] for e in episode.events] == ["\ufffd", None]
+
     run(tmp_path / "calls", config("random", conditions=("buggy",)))
     for episode in episodes(tmp_path / "calls"):  # the agent asked, the environment failed: its bug
         assert episode.outcome.termination == "env_error"
@@ -148,6 +161,34 @@ def test_agent_options_are_part_of_the_episode_key(tmp_path):
         (e.key.agent_options["transcript"][-6:], e.events[0].call.args["n"]) for e in episodes(tmp_path / "run")
     )
     assert submitted == [("a.json", 1), ("a.json", 1), ("b.json", 2), ("b.json", 2)]
+
+
+class OddScorer(DigitSuite):
+    def __init__(self, returns: object) -> None:
+        self.returns = returns
+
+    def score(self, episode):
+        if isinstance(self.returns, Exception):
+            raise self.returns
+        return self.returns
+
+
+def test_scores_are_validated_and_a_failing_judge_is_a_fault(tmp_path):
+    run(tmp_path, config())
+    episode = episodes(tmp_path)[0]
+    assert score_episode(OddScorer({"value": 0.5}), episode).score.value == 0.5
+    garbage = score_episode(OddScorer(42), episode).score
+    assert garbage.value is None and (garbage.error or "").startswith("scorer failed: ValidationError")
+    with pytest.raises(InfrastructureError):
+        score_episode(OddScorer(InfrastructureError("judge endpoint down")), episode)
+
+
+def test_the_report_tells_apart_agents_with_other_options(tmp_path):
+    for name, n in (("a.json", 1), ("b.json", 2)):
+        (tmp_path / name).write_text(f'[{{"tool": "submit", "args": {{"n": {n}}}}}]')
+        run(tmp_path / "run", config("replay", transcript=str(tmp_path / name)))
+    agents = [row[2] for row in build_report(tmp_path / "run").tables[0].rows]
+    assert agents == [f"replay[transcript={tmp_path / 'a.json'}]", f"replay[transcript={tmp_path / 'b.json'}]"]
 
 
 def test_an_agent_that_stops_ends_the_episode_with_its_message(tmp_path):

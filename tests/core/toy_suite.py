@@ -54,12 +54,13 @@ class DigitEnv(Env):
         self._buggy = bool(condition.params.get("buggy", False))
         self._rng = np.random.default_rng(seed)
         self.submitted: int | None = None
+        self._stash: ToolResult | None = None
 
     def brief(self) -> str:
         return "A digit from 0 to 9 is hidden. Probe digits to learn whether it is higher or lower, then submit it."
 
     def tools(self) -> list[Any]:
-        return [t for t in super().tools() if self._buggy or t.name not in ("explode", "garble")]
+        return [t for t in super().tools() if self._buggy or t.name not in ("explode", "garble", "stash")]
 
     def _pause(self) -> None:
         if self._delay:
@@ -93,6 +94,14 @@ class DigitEnv(Env):
     def explode(self, args: NoArgs) -> ToolResult:
         """A tool with a bug (only in the 'buggy' condition)."""
         raise RuntimeError("the explode tool is broken")
+
+    @tool(NoArgs)
+    def stash(self, args: NoArgs) -> ToolResult:
+        """Returns data that it spoils on the next call (only in the 'buggy' condition)."""
+        if self._stash is not None:
+            self._stash.data["spoiled"] = object()
+        self._stash = ToolResult(text="stashed", data={"fresh": True})
+        return self._stash
 
     @tool(NoArgs)
     def garble(self, args: NoArgs) -> ToolResult:

@@ -75,7 +75,7 @@ def generic_table(episodes: list[Episode]) -> ReportTable:
     groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
     for episode in episodes:
         key = episode.key
-        groups[(key.suite, key.condition, key.agent, key.model or "-")].append(episode)
+        groups[(key.suite, key.condition, key.agent_label(), key.model or "-")].append(episode)
     rows = []
     for group_key in sorted(groups):
         members = groups[group_key]

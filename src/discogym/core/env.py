@@ -43,8 +43,9 @@ STEP_LIMIT = "step_limit"
 CALL_TIME_LIMIT = "call_time_limit"
 
 
-class _CallTimeout(Exception):
-    pass
+class _CallTimeout(BaseException):
+    """Raised into a running tool method; a BaseException, so a handler's ``except Exception`` cannot
+    swallow it."""
 
 
 @contextmanager

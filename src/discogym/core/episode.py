@@ -40,6 +40,12 @@ class EpisodeKey(BaseModel):
         """A stable JSON encoding of the key."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
+    def agent_label(self) -> str:
+        """The agent's name, with its ``--agent-opt`` settings if any: ``replay[transcript=a.json]``."""
+        if not self.agent_options:
+            return self.agent
+        return f"{self.agent}[{','.join(f'{k}={v}' for k, v in sorted(self.agent_options.items()))}]"
+
     def file_stem(self) -> str:
         """A readable, filesystem-safe, unique name: the key's parts plus a digest of the whole key."""
         parts = [self.task, self.condition, self.agent, self.model or "-", f"r{self.repeat}"]

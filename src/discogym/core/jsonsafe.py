@@ -7,6 +7,7 @@ gets a clear error where it did so, not a failure when the episode is written.
 """
 
 import enum
+import math
 from typing import Annotated, Any
 
 import numpy as np
@@ -21,34 +22,55 @@ def _sort_key(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
 
 
-def json_safe(value: Any) -> Any:
+MAX_DEPTH = 200  # the episode writer (orjson) refuses deeper nesting
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
     """``value`` as plain JSON types: numpy scalars and arrays, tuples, enums and pydantic models are
-    converted; sets become sorted lists (their iteration order changes with PYTHONHASHSEED); integers
-    beyond 64 bits become decimal strings. Raises TypeError for anything else."""
-    if value is None or isinstance(value, str | bool | float):
+    converted; sets become sorted lists (their iteration order changes with PYTHONHASHSEED); NaN and
+    infinities become None (JSON has no such numbers); integers beyond 64 bits become decimal strings;
+    lone surrogates in strings become U+FFFD. Raises TypeError for values with no JSON form and
+    ValueError for nesting deeper than :data:`MAX_DEPTH`."""
+    kind = type(value)
+    if value is None or kind is bool:
         return value
-    if isinstance(value, int):
+    if kind is str:
+        return _valid_text(value)
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int:
         return value if _INT64_MIN <= value <= _UINT64_MAX else str(value)
+    if depth >= MAX_DEPTH:
+        raise ValueError(f"a value is nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {_key(key): json_safe(item) for key, item in value.items()}
+        return {_key(key): json_safe(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [json_safe(item) for item in value]
+        return [json_safe(item, depth + 1) for item in value]
     if isinstance(value, set | frozenset):
-        return sorted((json_safe(item) for item in value), key=_sort_key)
-    if isinstance(value, np.generic | np.ndarray):
-        return json_safe(value.tolist())
+        return sorted((json_safe(item, depth + 1) for item in value), key=_sort_key)
     if isinstance(value, enum.Enum):
-        return json_safe(value.value)
+        return json_safe(value.value, depth + 1)
+    if isinstance(value, np.generic | np.ndarray):
+        return json_safe(value.tolist(), depth + 1)
     if isinstance(value, BaseModel):
-        return json_safe(value.model_dump(mode="python"))
-    raise TypeError(
-        f"a value of type {type(value).__name__} cannot be stored as JSON (use numbers, strings, lists and dicts)"
-    )
+        return json_safe(value.model_dump(mode="python"), depth + 1)
+    for plain in (bool, int, float, str):  # subclasses, e.g. numpy's float64
+        if isinstance(value, plain):
+            return json_safe(plain(value), depth + 1)
+    raise TypeError(f"a value of type {kind.__name__} cannot be stored as JSON (use numbers, strings, lists and dicts)")
+
+
+def _valid_text(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates, e.g. from a JSON "\\ud800" escape
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def _key(key: Any) -> str:
     if isinstance(key, str):
-        return key
+        return _valid_text(key)
     if isinstance(key, bool | int | float | np.generic):
         return orjson.dumps(json_safe(key)).decode()  # as JSON would write it: 1, 2.5, true
     raise TypeError(f"a dict key of type {type(key).__name__} cannot be stored as JSON")

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 from discogym import __version__
@@ -216,21 +217,57 @@ class _Player:
 def score_episode(suite: Suite, episode: Episode) -> Episode:
     """Attach the suite's score and audit, computed from the episode alone.
 
-    An episode that ended in an error is not scored; a scorer or auditor that fails leaves its
-    message in the episode instead of stopping the run.
+    An episode that ended in an error is not scored; a scorer or auditor that fails (or returns
+    something else than a score) leaves its message in the episode instead of stopping the run. An
+    infrastructure fault in them (a judge model's endpoint down) propagates, so the episode is retried.
     """
     if episode.outcome.status == "error":
-        score = Score(error="not scored: the episode ended with an error")
-        return episode.model_copy(update={"score": score, "audit": {}})
+        return episode.model_copy(update={"score": _not_scored(), "audit": {}})
     try:
-        score = suite.score(episode)
+        score = Score.model_validate(suite.score(episode))
+    except InfrastructureError:
+        raise
     except Exception as err:
         score = Score(error=f"scorer failed: {_describe(err)}")
     try:
         audit = json_safe(dict(suite.audit(episode)))
+    except InfrastructureError:
+        raise
     except Exception as err:
         audit = {"error": f"audit failed: {_describe(err)}"}
     return episode.model_copy(update={"score": score, "audit": audit})
+
+
+def _unstorable(value: BaseModel) -> Exception | None:
+    try:
+        orjson.dumps(value.model_dump(mode="json"))
+    except (TypeError, ValueError) as err:
+        return err
+    return None
+
+
+def storable(episode: Episode) -> Episode:
+    """``episode`` if it can be written; otherwise an error episode whose log stops before the first step
+    that cannot be (an environment or agent that changed a value after handing it over)."""
+    problem = _unstorable(episode)
+    if problem is None:
+        return episode
+    termination, kept = ENV_ERROR, list(episode.events)
+    for index, event in enumerate(episode.events):
+        if (in_call := _unstorable(event.call)) is not None:
+            termination, problem, kept = AGENT_ERROR, in_call, kept[:index]
+            break
+        if (in_result := _unstorable(event.result)) is not None:
+            problem, kept = in_result, kept[:index]
+            break
+    outcome = Outcome(
+        status="error", termination=termination, error=f"the episode could not be stored: {_describe(problem)}"
+    )
+    return episode.model_copy(update={"events": kept, "outcome": outcome, "score": _not_scored(), "audit": {}})
+
+
+def _not_scored() -> Score:
+    return Score(error="not scored: the episode ended with an error")
 
 
 def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, EpisodeRuntime]:
@@ -239,7 +276,7 @@ def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, Episod
     started = time.perf_counter()
     player = _Player(suite, planned)
     player.play()
-    episode = score_episode(suite, player.episode())
+    episode = storable(score_episode(suite, player.episode()))
     runtime = EpisodeRuntime(
         key=planned.key,
         started_at=started_at,

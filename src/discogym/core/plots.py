@@ -22,7 +22,7 @@ def score_plot(episodes: list[Episode], path: Path) -> Path | None:
     for episode in episodes:
         if episode.score.value is not None:
             key = episode.key
-            label = " / ".join(filter(None, [key.suite, key.condition, key.agent, key.model]))
+            label = " / ".join(filter(None, [key.suite, key.condition, key.agent_label(), key.model]))
             groups[label].append(episode.score.value)
     if not groups:
         return None

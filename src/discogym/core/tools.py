@@ -1,10 +1,12 @@
 """Tools: how every interaction between an agent and an environment is expressed."""
 
+import copy
 import enum
 import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, get_origin
 
 import annotated_types
@@ -74,11 +76,16 @@ class Tool:
     args_model: type[BaseModel]
     method: str
 
-    def spec(self) -> ToolSpec:
-        """The agent-facing description of this tool."""
+    @cached_property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (computed once per tool)."""
         schema = self.args_model.model_json_schema()
         schema.pop("title", None)
-        return ToolSpec(name=self.name, description=self.description, parameters=schema)
+        return schema
+
+    def spec(self) -> ToolSpec:
+        """The agent-facing description of this tool."""
+        return ToolSpec(name=self.name, description=self.description, parameters=copy.deepcopy(self.parameters))
 
 
 TOOL_MARKER = "__discogym_tool__"
