@@ -242,7 +242,7 @@ def test_unknown_tasks_and_conditions_are_user_errors(tmp_path):
     cfg = config().model_copy(update={"tasks": ["tiny-00", "nope"]})
     with pytest.raises(UserError, match="has no task 'nope'"):
         run(tmp_path, cfg)
-    with pytest.raises(UserError, match="no condition 'loud'; valid conditions: plain, slow, buggy"):
+    with pytest.raises(UserError, match="no condition 'loud'; valid conditions: plain, slow, buggy, pictures"):
         run(tmp_path, config(conditions=("loud",)))
 
 

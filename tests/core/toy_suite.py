@@ -5,6 +5,7 @@ subprocesses can run it.
 """
 
 import os
+import re
 import signal
 import time
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ from discogym.core import (
     ToolArgs,
     ToolCall,
     ToolError,
+    ToolImage,
     ToolResult,
     Turn,
     UserError,
@@ -39,6 +41,10 @@ from discogym.core import (
     tool,
 )
 from discogym.core.tools import NoArgs
+
+TEXT_PROMPT = "You play the digit game. Answer with one line: 'probe N' to compare digit N, or 'submit N'."
+TEXT_ACTION = re.compile(r"(probe|submit) ([0-9])")
+PICTURE = b"\x89PNG\r\n\x1a\n not really a picture"
 
 
 class DigitArgs(ToolArgs):
@@ -52,6 +58,7 @@ class DigitEnv(Env):
         self._hidden = int(task.ground_truth["digit"])
         self._delay = float(condition.params.get("delay_s", 0.0))
         self._buggy = bool(condition.params.get("buggy", False))
+        self._pictures = bool(condition.params.get("pictures", False))
         self._rng = np.random.default_rng(seed)
         self.submitted: int | None = None
         self._stash: ToolResult | None = None
@@ -71,7 +78,10 @@ class DigitEnv(Env):
         """Compare a digit with the hidden one."""
         self._pause()
         relation = "equal to" if args.n == self._hidden else ("higher than" if self._hidden > args.n else "lower than")
-        return ToolResult(text=f"the hidden digit is {relation} {args.n}", data={"relation": relation.split()[0]})
+        images = [ToolImage.from_bytes(PICTURE)] if self._pictures else []
+        return ToolResult(
+            text=f"the hidden digit is {relation} {args.n}", data={"relation": relation.split()[0]}, images=images
+        )
 
     @tool(NoArgs)
     def roll(self, args: NoArgs) -> ToolResult:
@@ -107,6 +117,15 @@ class DigitEnv(Env):
     def garble(self, args: NoArgs) -> ToolResult:
         """A tool whose data cannot be stored (only in the 'buggy' condition)."""
         return ToolResult(text="garbled", data={"thing": object()})
+
+    def text_prompt(self) -> str | None:
+        return TEXT_PROMPT
+
+    def parse_text_action(self, text: str) -> ToolCall:
+        match = TEXT_ACTION.fullmatch(text.strip())
+        if match is None:
+            raise ToolError("answer with one line: 'probe N' or 'submit N', N a digit")
+        return ToolCall(tool=match.group(1), args={"n": int(match.group(2))})
 
     def valid_calls(self) -> list[ToolCall]:
         if self._buggy:
@@ -235,6 +254,7 @@ class DigitSuite(Suite):
             Condition(name="plain"),
             Condition(name="slow", params={"delay_s": 0.05}),
             Condition(name="buggy", params={"buggy": True}),
+            Condition(name="pictures", params={"pictures": True}),
         ]
 
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:

@@ -17,7 +17,7 @@ from discogym.core.report import ReportTable
 from discogym.core.seeding import derive_seed, make_rng
 from discogym.core.suite import Suite, all_suites, get_suite, register_suite
 from discogym.core.task import Condition, Task
-from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolResult, ToolSpec, tool
+from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, ToolSpec, tool
 
 __all__ = [
     "Agent",
@@ -43,6 +43,7 @@ __all__ = [
     "ToolArgs",
     "ToolCall",
     "ToolError",
+    "ToolImage",
     "ToolResult",
     "ToolSpec",
     "Turn",

@@ -3,6 +3,7 @@
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,7 +13,11 @@ from discogym.core.tools import ToolCall, ToolResult, ToolSpec
 
 
 class Usage(BaseModel):
-    """Tokens and cost of one model call (zero for agents that use no model)."""
+    """Tokens and cost of one model call (zero for agents that use no model).
+
+    ``input_tokens`` counts every prompt token, cached ones included; ``cached_tokens`` is the part of
+    them the provider served from its prompt cache (and priced lower).
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
@@ -56,6 +61,7 @@ class AgentContext:
     seed: int
     valid_calls: Callable[[], list[ToolCall]] = field(default=list)
     parse_text_action: Callable[[str], ToolCall] | None = None
+    text_prompt: str | None = None
 
 
 class Agent(ABC):
@@ -74,13 +80,29 @@ class Agent(ABC):
 
 
 class AgentOptions(BaseModel):
-    """How the user asked for an agent: its name, an optional model, and free ``key=value`` options."""
+    """How the user asked for an agent: its name, an optional model, free ``key=value`` options, and
+    per-episode budgets of tokens and dollars (for agents that report their usage)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     model: str | None = None
     options: dict[str, str] = Field(default_factory=dict)
+    token_limit: int | None = Field(default=None, ge=1)
+    cost_limit: float | None = Field(default=None, gt=0)
+
+    def over_budget(self, spent: Usage) -> str | None:
+        """Why ``spent`` is over this agent's budget (``token_limit`` or ``cost_limit``), or None."""
+        tokens = spent.input_tokens + spent.output_tokens
+        if self.token_limit is not None and tokens >= self.token_limit:
+            return TOKEN_LIMIT
+        if self.cost_limit is not None and spent.cost_usd >= self.cost_limit:
+            return COST_LIMIT
+        return None
+
+
+TOKEN_LIMIT = "token_limit"
+COST_LIMIT = "cost_limit"
 
 
 AgentFactory = Callable[[AgentOptions], Agent]
@@ -96,6 +118,18 @@ class AgentEntry:
 
 
 _GENERIC_AGENTS: dict[str, AgentEntry] = {}
+AGENT_ENTRY_POINT_GROUP = "discogym.agents"
+_discovered = False
+
+
+def _discover_agents() -> None:
+    """Run every ``discogym.agents`` entry point (a function that calls :func:`register_agent`) once."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for point in sorted(entry_points(group=AGENT_ENTRY_POINT_GROUP), key=lambda p: p.name):
+        point.load()()
 
 
 def register_agent(name: str, factory: AgentFactory, description: str) -> None:
@@ -105,11 +139,13 @@ def register_agent(name: str, factory: AgentFactory, description: str) -> None:
 
 def generic_agents() -> list[AgentEntry]:
     """The agents registered for every suite, by name."""
+    _discover_agents()
     return [_GENERIC_AGENTS[name] for name in sorted(_GENERIC_AGENTS)]
 
 
 def find_generic_agent(name: str) -> AgentEntry | None:
     """The generic agent called ``name``, if there is one."""
+    _discover_agents()
     return _GENERIC_AGENTS.get(name)
 
 

@@ -143,8 +143,19 @@ class Env(ABC):
         return {}
 
     def parse_text_action(self, text: str) -> ToolCall:
-        """Parse the suite's text action syntax into a tool call; suites with one override this."""
+        """Parse the suite's text action syntax into a tool call; suites with one override this.
+
+        Raise :class:`ToolError` with a message the agent can act on when ``text`` is not an action.
+        """
         raise ToolError("this environment has no text action syntax; call its tools instead")
+
+    def text_prompt(self) -> str | None:
+        """The system prompt that teaches a model the suite's own text syntax (e.g. Plancraft's), or None.
+
+        Suites that override :meth:`parse_text_action` override this too; a language model in
+        ``mode=suite`` then gets this prompt and answers in the syntax instead of calling tools.
+        """
+        return None
 
     def valid_calls(self) -> list[ToolCall]:
         """The valid calls in the current state, for the random agent.

@@ -31,6 +31,8 @@ class EpisodeKey(BaseModel):
     agent: str
     model: str | None = None
     agent_options: dict[str, str] = Field(default_factory=dict)
+    token_limit: int | None = None
+    cost_limit: float | None = None
     repeat: int = Field(default=0, ge=0)
 
     def __hash__(self) -> int:
@@ -41,10 +43,13 @@ class EpisodeKey(BaseModel):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
     def agent_label(self) -> str:
-        """The agent's name, with its ``--agent-opt`` settings if any: ``replay[transcript=a.json]``."""
-        if not self.agent_options:
-            return self.agent
-        return f"{self.agent}[{','.join(f'{k}={v}' for k, v in sorted(self.agent_options.items()))}]"
+        """The agent's name, with its ``--agent-opt`` settings and budgets if any: ``replay[transcript=a.json]``."""
+        settings = [f"{k}={v}" for k, v in sorted(self.agent_options.items())]
+        if self.token_limit is not None:
+            settings.append(f"token_limit={self.token_limit}")
+        if self.cost_limit is not None:
+            settings.append(f"cost_limit={self.cost_limit:g}")
+        return f"{self.agent}[{','.join(settings)}]" if settings else self.agent
 
     def file_stem(self) -> str:
         """A readable, filesystem-safe, unique name: the key's parts plus a digest of the whole key."""

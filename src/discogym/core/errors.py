@@ -12,6 +12,10 @@ class UserError(DiscogymError):
     """
 
 
+class MissingCredentials(UserError):
+    """A model's API key is not in the environment. A run skips that agent with this message."""
+
+
 class InfrastructureError(DiscogymError):
     """A fault outside the agent's control: an endpoint that is down, a timeout, a killed worker.
 

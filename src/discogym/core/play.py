@@ -29,7 +29,7 @@ from discogym.core.jsonsafe import json_safe
 from discogym.core.provenance import git_commit, platform_name, python_version
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
-from discogym.core.tools import ToolSpec
+from discogym.core.tools import ToolCall, ToolResult, ToolSpec
 
 _T = TypeVar("_T")
 
@@ -72,16 +72,23 @@ def _guard_env_callback(method: Callable[..., _T]) -> Callable[..., _T]:
     return guarded
 
 
-class _Stop(Exception):
-    """The episode ended with an error, already recorded."""
+class EpisodeStopped(Exception):
+    """The episode ended with an error of the environment or agent, already recorded."""
 
 
-class _Player:
-    """The state of one episode being played."""
+class EpisodeRecorder:
+    """One episode being played: its environment, its log, and how it ended.
+
+    The runner's agent loop (:func:`play_episode`) drives it, and so do interfaces whose agent acts from
+    outside the process (the MCP server), so every episode is logged, scored and stored the same way.
+    """
 
     def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
         self.suite = suite
         self.planned = planned
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._clock = time.perf_counter()
+        self.env: Env | None = None
         self.events: list[Event] = []
         self.timings: list[StepTiming] = []
         self.brief = ""
@@ -92,14 +99,12 @@ class _Player:
         self.trace: str | None = None
         self.agent_message: str | None = None
         self.final_usage: Usage | None = None
-        self.env_outcome: dict[str, Any] = {}
+        self.spent = Usage()
 
     @contextmanager
     def blame(self, termination: str) -> Iterator[None]:
-        """Record an exception in the block as a bug of the environment or agent, and stop the episode.
-
-        Infrastructure faults pass through: the episode is then abandoned, not written.
-        """
+        """Record an exception in the block as a bug of the environment or agent, and stop the episode
+        (:class:`EpisodeStopped`). Infrastructure faults pass through: the episode is then abandoned."""
         try:
             yield
         except InfrastructureError:
@@ -113,75 +118,91 @@ class _Player:
         self.termination = termination
         self.error = _describe(err)
         self.trace = "".join(traceback.format_exception(err))
-        raise _Stop from err
+        raise EpisodeStopped(self.error) from err
 
-    def play(self) -> None:
-        try:
-            env, agent = self._start()
-            self._loop(env, agent)
-            if self.termination is None:
-                self.termination = env.termination
-            with self.blame(ENV_ERROR):
-                outcome = env.outcome()
-                if not isinstance(outcome, dict):
-                    raise TypeError(f"outcome() returned {type(outcome).__name__}, not dict")
-                self.env_outcome = json_safe(outcome)
-        except _Stop:
-            return
+    @property
+    def over(self) -> bool:
+        """True once the episode has ended, by the environment, the agent or an error."""
+        return self.termination is not None or (self.env is not None and self.env.done)
 
-    def _start(self) -> tuple[Env, Agent]:
+    def open(self) -> Env:
+        """Make the environment and read its brief and tools."""
         with self.blame(ENV_ERROR):
             env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
             self.brief = env.brief()
             self.tools = env.tool_specs()
-        with self.blame(AGENT_ERROR):
-            agent = make_agent(self.suite, self.planned.agent)
-            self.agent_settings = json_safe(dict(agent.settings()))
-            agent.start(
-                AgentContext(
-                    brief=self.brief,
-                    tools=self.tools,
-                    seed=self.planned.agent_seed,
-                    valid_calls=_guard_env_callback(env.valid_calls),
-                    parse_text_action=_guard_env_callback(env.parse_text_action),
-                )
-            )
-        return env, agent
+        self.env = env
+        return env
 
-    def _decide(self, agent: Agent, history: list[Turn]) -> AgentDecision:
-        with self.blame(AGENT_ERROR):
-            decision = agent.act(history)
-            if not isinstance(decision, AgentDecision):
-                raise TypeError(f"act() returned {type(decision).__name__}, not AgentDecision")
-        return decision
+    def context(self) -> AgentContext:
+        """What an agent is told at the start: the brief, the tools, its seed and the suite's text syntax."""
+        env = self._env()
+        with self.blame(ENV_ERROR):
+            text_prompt = env.text_prompt()
+        return AgentContext(
+            brief=self.brief,
+            tools=self.tools,
+            seed=self.planned.agent_seed,
+            valid_calls=_guard_env_callback(env.valid_calls),
+            parse_text_action=_guard_env_callback(env.parse_text_action),
+            text_prompt=text_prompt,
+        )
 
-    def _loop(self, env: Env, agent: Agent) -> None:
-        history: list[Turn] = []
-        while not env.done:
-            started = time.perf_counter()
-            decision = self._decide(agent, history)
-            decided = time.perf_counter()
-            call = decision.call
-            if call is None:
-                self.termination = AGENT_STOPPED
-                self.agent_message = decision.message
-                self.final_usage = decision.usage
-                return
-            with self.blame(ENV_ERROR):
-                result = env.call(call.tool, call.args)
-            self.events.append(
-                Event(
-                    step=len(self.events) + 1,
-                    call=call,
-                    result=result,
-                    agent_message=decision.message,
-                    usage=decision.usage,
-                )
-            )
-            history.append(Turn(call=call, result=result))
-            self.timings.append(StepTiming(agent_s=decided - started, env_s=time.perf_counter() - decided))
+    def _env(self) -> Env:
+        if self.env is None:
+            raise RuntimeError("the episode's environment is not open yet")
+        return self.env
 
-    def episode(self) -> Episode:
+    def call(
+        self, call: ToolCall, *, message: str | None = None, usage: Usage | None = None, agent_s: float = 0.0
+    ) -> ToolResult:
+        """Run one tool call and log it with the agent's message, cost and thinking time."""
+        started = time.perf_counter()
+        with self.blame(ENV_ERROR):
+            result = self._env().call(call.tool, call.args)
+        self.events.append(
+            Event(step=len(self.events) + 1, call=call, result=result, agent_message=message, usage=usage)
+        )
+        self.timings.append(StepTiming(agent_s=agent_s, env_s=time.perf_counter() - started))
+        if usage is not None:
+            self.spent = self.spent + usage
+        return result
+
+    def stop(self, termination: str, message: str | None = None, usage: Usage | None = None) -> None:
+        """End the episode for a reason outside the environment (the agent stopped, a budget ran out)."""
+        self.termination = termination
+        self.agent_message = message
+        self.final_usage = usage
+        if usage is not None:
+            self.spent = self.spent + usage
+
+    def finish(self) -> tuple[Episode, EpisodeRuntime]:
+        """The scored, storable episode and its runtime sidecar."""
+        if self.error is None and self.env is not None:
+            if self.termination is None:
+                self.termination = self.env.termination
+            env_outcome: dict[str, Any] = {}
+            try:
+                with self.blame(ENV_ERROR):
+                    outcome = self.env.outcome()
+                    if not isinstance(outcome, dict):
+                        raise TypeError(f"outcome() returned {type(outcome).__name__}, not dict")
+                    env_outcome = json_safe(outcome)
+            except EpisodeStopped:
+                pass
+        else:
+            env_outcome = {}
+        episode = storable(score_episode(self.suite, self._episode(env_outcome)))
+        runtime = EpisodeRuntime(
+            key=self.planned.key,
+            started_at=self.started_at,
+            total_s=time.perf_counter() - self._clock,
+            steps=self.timings,
+            traceback=self.trace,
+        )
+        return episode, runtime
+
+    def _episode(self, env_outcome: dict[str, Any]) -> Episode:
         planned = self.planned
         outcome = Outcome(
             status="error" if self.error else "completed",
@@ -189,7 +210,7 @@ class _Player:
             error=self.error,
             agent_message=self.agent_message,
             final_usage=self.final_usage,
-            env=self.env_outcome,
+            env=env_outcome,
         )
         provenance = Provenance(
             discogym_version=__version__,
@@ -212,6 +233,51 @@ class _Player:
             outcome=outcome,
             provenance=provenance,
         )
+
+
+def _start_agent(recorder: EpisodeRecorder) -> Agent:
+    with recorder.blame(AGENT_ERROR):
+        agent = make_agent(recorder.suite, recorder.planned.agent)
+        recorder.agent_settings = json_safe(dict(agent.settings()))
+    context = recorder.context()
+    with recorder.blame(AGENT_ERROR):
+        agent.start(context)
+    return agent
+
+
+def _decide(recorder: EpisodeRecorder, agent: Agent, history: list[Turn]) -> AgentDecision:
+    with recorder.blame(AGENT_ERROR):
+        decision = agent.act(history)
+        if not isinstance(decision, AgentDecision):
+            raise TypeError(f"act() returned {type(decision).__name__}, not AgentDecision")
+    return decision
+
+
+def _agent_loop(recorder: EpisodeRecorder, agent: Agent) -> None:
+    """Ask the agent for calls until the environment, the agent or the budget ends the episode.
+
+    The budget is checked before each decision, so an episode may overshoot it by one decision's cost.
+    """
+    history: list[Turn] = []
+    budget = recorder.planned.agent
+    while not recorder.over:
+        exhausted = budget.over_budget(recorder.spent)
+        if exhausted is not None:
+            recorder.stop(exhausted, f"{exhausted} reached: {_spent(recorder.spent)}")
+            return
+        started = time.perf_counter()
+        decision = _decide(recorder, agent, history)
+        if decision.call is None:
+            recorder.stop(AGENT_STOPPED, decision.message, decision.usage)
+            return
+        result = recorder.call(
+            decision.call, message=decision.message, usage=decision.usage, agent_s=time.perf_counter() - started
+        )
+        history.append(Turn(call=decision.call, result=result))
+
+
+def _spent(usage: Usage) -> str:
+    return f"{usage.input_tokens + usage.output_tokens} tokens, ${usage.cost_usd:.4f}"
 
 
 def score_episode(suite: Suite, episode: Episode) -> Episode:
@@ -272,16 +338,10 @@ def _not_scored() -> Score:
 
 def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, EpisodeRuntime]:
     """Play, score and audit one episode. Raises only InfrastructureError (and KeyboardInterrupt)."""
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    started = time.perf_counter()
-    player = _Player(suite, planned)
-    player.play()
-    episode = storable(score_episode(suite, player.episode()))
-    runtime = EpisodeRuntime(
-        key=planned.key,
-        started_at=started_at,
-        total_s=time.perf_counter() - started,
-        steps=player.timings,
-        traceback=player.trace,
-    )
-    return episode, runtime
+    recorder = EpisodeRecorder(suite, planned)
+    try:
+        recorder.open()
+        _agent_loop(recorder, _start_agent(recorder))
+    except EpisodeStopped:
+        pass
+    return recorder.finish()

@@ -18,12 +18,13 @@ from discogym import __version__
 from discogym.core.agent import AgentOptions, Usage
 from discogym.core.agent_lookup import make_agent, resolve_agent_name
 from discogym.core.episode import Episode, EpisodeKey
-from discogym.core.errors import InfrastructureError, UserError
+from discogym.core.errors import InfrastructureError, MissingCredentials, UserError
 from discogym.core.play import PlannedEpisode, play_episode
 from discogym.core.progress import RunListener
 from discogym.core.seeding import derive_seed
 from discogym.core.storage import RunDir, atomic_write
 from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
 
 
 class RunConfig(BaseModel):
@@ -51,6 +52,7 @@ class RunConfig(BaseModel):
         conditions: list[str] | None = None,
         repeats: int = 1,
         seed: int = 0,
+        skipped: list[str] | None = None,
     ) -> "RunConfig":
         """A configuration with the suite's defaults (first split, first condition) for what is not given,
         and agent names resolved and checked."""
@@ -60,7 +62,7 @@ class RunConfig(BaseModel):
             split=split or suite.splits()[0],
             tasks=tasks,
             conditions=conditions or [suite.conditions()[0].name],
-            agents=resolve_agents(suite, requested),
+            agents=resolve_agents(suite, requested, skipped),
             repeats=repeats,
             seed=seed,
         )
@@ -118,44 +120,64 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
     seen: set[EpisodeKey] = set()
     for task in tasks:
         for condition in conditions:
-            env_seed_base = (config.seed, "env", suite.name, task.id, condition.name)
             for agent in config.agents:
                 for repeat in range(config.repeats):
-                    key = EpisodeKey(
-                        suite=suite.name,
-                        task=task.id,
-                        condition=condition.name,
-                        agent=agent.name,
-                        model=agent.model,
-                        agent_options=agent.options,
-                        repeat=repeat,
-                    )
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    planned.append(
-                        PlannedEpisode(
-                            key=key,
-                            task=task,
-                            condition=condition,
-                            agent=agent,
-                            run_seed=config.seed,
-                            # The world's randomness depends on the repeat but not on the agent, so agents
-                            # are compared on the same world instances.
-                            env_seed=derive_seed(*env_seed_base, repeat),
-                            agent_seed=derive_seed(config.seed, "agent", key.canonical()),
-                        )
-                    )
+                    item = plan_episode(suite.name, task, condition, agent, repeat, config.seed)
+                    if item.key not in seen:
+                        seen.add(item.key)
+                        planned.append(item)
     return planned
 
 
-def resolve_agents(suite: Suite, agents: Iterable[AgentOptions]) -> list[AgentOptions]:
-    """Replace ``reference`` by the concrete solver name and check each agent can be built."""
+def plan_episode(
+    suite_name: str, task: Task, condition: Condition, agent: AgentOptions, repeat: int, run_seed: int
+) -> PlannedEpisode:
+    """One episode with its key and seeds (the runner's and every interface's way of making one)."""
+    key = EpisodeKey(
+        suite=suite_name,
+        task=task.id,
+        condition=condition.name,
+        agent=agent.name,
+        model=agent.model,
+        agent_options=agent.options,
+        token_limit=agent.token_limit,
+        cost_limit=agent.cost_limit,
+        repeat=repeat,
+    )
+    return PlannedEpisode(
+        key=key,
+        task=task,
+        condition=condition,
+        agent=agent,
+        run_seed=run_seed,
+        # The world's randomness depends on the repeat but not on the agent, so agents are compared on
+        # the same world instances.
+        env_seed=derive_seed(run_seed, "env", suite_name, task.id, condition.name, repeat),
+        agent_seed=derive_seed(run_seed, "agent", key.canonical()),
+    )
+
+
+def resolve_agents(
+    suite: Suite, agents: Iterable[AgentOptions], skipped: list[str] | None = None
+) -> list[AgentOptions]:
+    """Replace ``reference`` by the concrete solver name and check each agent can be built.
+
+    An agent whose model has no API key is left out, its message added to ``skipped``, when a list is
+    given (otherwise, and when no agent is left, that is an error).
+    """
     resolved = []
     for options in agents:
         concrete = options.model_copy(update={"name": resolve_agent_name(suite, options.name)})
-        make_agent(suite, concrete)  # raises UserError now rather than in every episode
+        try:
+            make_agent(suite, concrete)  # raises UserError now rather than in every episode
+        except MissingCredentials as err:
+            if skipped is None:
+                raise
+            skipped.append(str(err))
+            continue
         resolved.append(concrete)
+    if not resolved:
+        raise UserError("no agent left to run" + (f" ({'; '.join(skipped)})" if skipped else ""))
     return resolved
 
 

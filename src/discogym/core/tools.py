@@ -1,5 +1,6 @@
 """Tools: how every interaction between an agent and an environment is expressed."""
 
+import base64
 import copy
 import enum
 import itertools
@@ -45,8 +46,22 @@ class ToolCall(BaseModel):
     args: JsonValue = Field(default_factory=dict)
 
 
+class ToolImage(BaseModel):
+    """A picture an environment shows the agent (a rendered GUI, a frame), sent to multimodal models."""
+
+    model_config = ConfigDict(frozen=True)
+
+    media_type: Literal["image/png", "image/jpeg", "image/gif", "image/webp"] = "image/png"
+    data_base64: str = Field(description="the image file's bytes, base64-encoded")
+
+    @classmethod
+    def from_bytes(cls, data: bytes, media_type: str = "image/png") -> "ToolImage":
+        """An image from a file's bytes."""
+        return cls.model_validate({"media_type": media_type, "data_base64": base64.b64encode(data).decode("ascii")})
+
+
 class ToolResult(BaseModel):
-    """What a tool call returns: text for the agent, structured data for the log.
+    """What a tool call returns: text for the agent, structured data for the log, optional images.
 
     ``ok`` is false when the call was rejected (unknown tool, bad arguments, refused request); the
     message is in ``error`` and repeated in ``text``. ``done`` tells the agent the episode is over.
@@ -55,6 +70,7 @@ class ToolResult(BaseModel):
     ok: bool = True
     text: str
     data: JsonDict = Field(default_factory=dict)
+    images: list[ToolImage] = Field(default_factory=list)
     error: str | None = None
     done: bool = False
 

@@ -146,6 +146,29 @@ def parse_agent_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
+def requested_agents(
+    agents: list[str] | None,
+    models: list[str] | None,
+    options: dict[str, str],
+    token_limit: int | None,
+    cost_limit: float | None,
+) -> list[AgentOptions]:
+    """One agent per (``--agent``, ``--model``) pair. ``--model`` alone means ``--agent llm``; the budgets
+    apply to the agents that have a model."""
+    names = agents or (["llm"] if models else ["reference"])
+    return [
+        AgentOptions(
+            name=name,
+            model=model,
+            options=options,
+            token_limit=token_limit if model else None,
+            cost_limit=cost_limit if model else None,
+        )
+        for name in names
+        for model in (list(models) if models else [None])
+    ]
+
+
 def run_summary_document(summary: RunSummary) -> dict[str, Any]:
     """What ``run --json`` prints."""
     scores = summary.scores
@@ -204,8 +227,17 @@ def run(
         list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
     ] = None,
     condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
-    model: Annotated[str | None, typer.Option(help="Model for language-model agents.")] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(help="Model of a language-model agent, e.g. openai/gpt-5 (repeatable; implies --agent llm)."),
+    ] = None,
     agent_opt: Annotated[list[str] | None, typer.Option(help="Agent option KEY=VALUE (repeatable).")] = None,
+    token_limit: Annotated[
+        int | None, typer.Option(min=1, help="Per-episode budget of input+output tokens for model agents.")
+    ] = None,
+    cost_limit: Annotated[
+        float | None, typer.Option(min=0.0, min_open=True, help="Per-episode budget in US dollars for model agents.")
+    ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")] = 1,
     seed: Annotated[
         int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")
@@ -219,11 +251,20 @@ def run(
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
     with user_errors():
         suite = get_suite(suite_name)
-        options = parse_agent_options(agent_opt or [])
-        requested = [AgentOptions(name=name, model=model, options=options) for name in agent or ["reference"]]
+        requested = requested_agents(agent, model, parse_agent_options(agent_opt or []), token_limit, cost_limit)
+        skipped: list[str] = []
         config = RunConfig.for_suite(
-            suite, requested, split=split, tasks=task, conditions=condition, repeats=repeats, seed=seed
+            suite,
+            requested,
+            split=split,
+            tasks=task,
+            conditions=condition,
+            repeats=repeats,
+            seed=seed,
+            skipped=skipped,
         )
+        for message in skipped:
+            stderr.print(f"[yellow]skipped:[/] {escape(message)}", highlight=False)
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
         summary = execute_run(suite, config, out, workers, retries, listener)
