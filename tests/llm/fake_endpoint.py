@@ -61,7 +61,17 @@ class Drop:
     """Close the connection without answering."""
 
 
-Scripted = Status | Delay | Raw | Say | Calls | Drop
+@dataclass
+class Kill:
+    """Close the connection and shut the whole server down: the endpoint is gone."""
+
+
+@dataclass
+class Normal:
+    """Answer as the endpoint would unscripted."""
+
+
+Scripted = Status | Delay | Raw | Say | Calls | Drop | Kill | Normal
 
 
 @dataclass
@@ -184,9 +194,11 @@ class FakeEndpoint:
                 if isinstance(scripted, Delay):
                     threading.Event().wait(scripted.seconds)
                     scripted = None
-                if isinstance(scripted, Drop):
+                if isinstance(scripted, Drop | Kill):
                     self.close_connection = True
                     self.connection.shutdown(2)
+                    if isinstance(scripted, Kill):
+                        endpoint.stop()
                     return
                 if isinstance(scripted, Status):
                     error = {"error": {"type": "scripted", "message": scripted.message}}
@@ -198,7 +210,8 @@ class FakeEndpoint:
                 text, calls = self._decide(body, scripted)
                 with endpoint.lock:
                     endpoint.replies += 1
-                    number = endpoint.replies
+                # Ids depend on the conversation alone, so a conversation always gets the same reply.
+                number = len(body.get("messages", []))
                 reply = (anthropic_reply if anthropic else openai_reply)(body, text, calls, number)
                 self._send(200, json.dumps(reply).encode())
 

@@ -115,6 +115,7 @@ class AgentEntry:
     name: str
     factory: AgentFactory
     description: str
+    takes_model: bool = False
 
 
 _GENERIC_AGENTS: dict[str, AgentEntry] = {}
@@ -132,9 +133,10 @@ def _discover_agents() -> None:
         point.load()()
 
 
-def register_agent(name: str, factory: AgentFactory, description: str) -> None:
-    """Make an agent usable with every suite (``--agent NAME``)."""
-    _GENERIC_AGENTS[name] = AgentEntry(name, factory, description)
+def register_agent(name: str, factory: AgentFactory, description: str, *, takes_model: bool = False) -> None:
+    """Make an agent usable with every suite (``--agent NAME``). Only agents that ``takes_model`` are
+    given ``--model`` and the token and cost budgets."""
+    _GENERIC_AGENTS[name] = AgentEntry(name, factory, description, takes_model)
 
 
 def generic_agents() -> list[AgentEntry]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym import __version__
-from discogym.core.agent import AgentOptions, Usage
+from discogym.core.agent import AgentOptions, Usage, find_generic_agent
 from discogym.core.agent_lookup import make_agent, resolve_agent_name
 from discogym.core.episode import Episode, EpisodeKey
 from discogym.core.errors import InfrastructureError, MissingCredentials, UserError
@@ -162,12 +162,18 @@ def resolve_agents(
 ) -> list[AgentOptions]:
     """Replace ``reference`` by the concrete solver name and check each agent can be built.
 
-    An agent whose model has no API key is left out, its message added to ``skipped``, when a list is
-    given (otherwise, and when no agent is left, that is an error).
+    A model and budgets given to an agent that takes no model are dropped. An agent whose model has no
+    API key is left out, its message added to ``skipped``, when a list is given (otherwise, and when no
+    agent is left, that is an error).
     """
     resolved = []
     for options in agents:
         concrete = options.model_copy(update={"name": resolve_agent_name(suite, options.name)})
+        entry = find_generic_agent(concrete.name) if concrete.name not in suite.reference_agents() else None
+        if entry is None or not entry.takes_model:
+            concrete = concrete.model_copy(update={"model": None, "token_limit": None, "cost_limit": None})
+        if concrete in resolved:
+            continue
         try:
             make_agent(suite, concrete)  # raises UserError now rather than in every episode
         except MissingCredentials as err:

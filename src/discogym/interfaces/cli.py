@@ -153,17 +153,11 @@ def requested_agents(
     token_limit: int | None,
     cost_limit: float | None,
 ) -> list[AgentOptions]:
-    """One agent per (``--agent``, ``--model``) pair. ``--model`` alone means ``--agent llm``; the budgets
-    apply to the agents that have a model."""
+    """One agent per (``--agent``, ``--model``) pair; ``--model`` alone means ``--agent llm``. Agents that
+    take no model lose it (and the budgets) when the run is configured."""
     names = agents or (["llm"] if models else ["reference"])
     return [
-        AgentOptions(
-            name=name,
-            model=model,
-            options=options,
-            token_limit=token_limit if model else None,
-            cost_limit=cost_limit if model else None,
-        )
+        AgentOptions(name=name, model=model, options=options, token_limit=token_limit, cost_limit=cost_limit)
         for name in names
         for model in (list(models) if models else [None])
     ]
@@ -235,9 +229,7 @@ def run(
     token_limit: Annotated[
         int | None, typer.Option(min=1, help="Per-episode budget of input+output tokens for model agents.")
     ] = None,
-    cost_limit: Annotated[
-        float | None, typer.Option(min=0.0, min_open=True, help="Per-episode budget in US dollars for model agents.")
-    ] = None,
+    cost_limit: Annotated[float | None, typer.Option(help="Per-episode budget in US dollars for model agents.")] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")] = 1,
     seed: Annotated[
         int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")

@@ -23,4 +23,4 @@ def _make(options: AgentOptions) -> Agent:
 
 def register() -> None:
     """Make ``--agent llm`` available."""
-    register_agent("llm", _make, DESCRIPTION)
+    register_agent("llm", _make, DESCRIPTION, takes_model=True)

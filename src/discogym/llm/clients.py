@@ -148,7 +148,7 @@ class OpenAIChat(ChatClient):
             response = self.client.chat.completions.create(**request)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
             raise RejectedRequest(self._redact(err)) from err
-        except openai.OpenAIError as err:
+        except (openai.OpenAIError, ValueError) as err:  # ValueError: a reply body that is not JSON
             raise self._fault(err) from err
         try:
             return self._read(response)
@@ -256,7 +256,7 @@ class AnthropicChat(ChatClient):
             response = self.client.messages.create(**request)
         except (anthropic.BadRequestError, anthropic.UnprocessableEntityError) as err:
             raise RejectedRequest(self._redact(err)) from err
-        except anthropic.AnthropicError as err:
+        except (anthropic.AnthropicError, ValueError) as err:  # ValueError: a reply body that is not JSON
             raise self._fault(err) from err
         try:
             return self._read(response)

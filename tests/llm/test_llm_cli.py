@@ -1,0 +1,68 @@
+"""``discogym run --agent llm`` end to end: the CLI in a subprocess against the fake endpoint."""
+
+import json
+
+from discogym.core.storage import RunDir
+from tests.conftest import run_discogym
+from tests.llm.conftest import SECRET, episodes
+from tests.llm.fake_endpoint import FakeEndpoint, Kill, Normal
+
+
+def run_llm_cli(fake: FakeEndpoint, out, *extra: str, **env: str):
+    return run_discogym(
+        "run", "toy", "--split", "dev", "--model", f"openai-compatible/fake@{fake.url}",
+        "--agent-opt", "retries=1", "--out", str(out), "--quiet", "--json", *extra,
+        OPENAI_COMPATIBLE_API_KEY=SECRET, **env,
+    )  # fmt: skip
+
+
+def test_run_plays_complete_episodes_natively_and_through_the_text_protocol(tmp_path):
+    with FakeEndpoint() as fake:
+        native = run_llm_cli(fake, tmp_path / "native")
+        text = run_llm_cli(fake, tmp_path / "text", "--agent-opt", "mode=text", "--workers", "2")
+    for result, out in [(native, tmp_path / "native"), (text, tmp_path / "text")]:
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["written"] == 8
+        played = episodes(out)
+        assert all(e.score.value == 1.0 and e.key.agent == "llm" for e in played)
+        assert all(e.usage().input_tokens > 0 and e.usage().output_tokens > 0 for e in played)
+    assert not any(
+        r.body.get("tools") for r in fake.requests[-sum(len(e.events) for e in episodes(tmp_path / "text")) :]
+    )
+
+
+def test_a_killed_endpoint_leaves_episodes_for_the_next_run_which_ends_as_if_nothing_happened(tmp_path):
+    with FakeEndpoint() as fake:
+        port = fake.port
+        reference = run_llm_cli(fake, tmp_path / "reference")
+        assert reference.returncode == 0, reference.stderr
+    endpoint = FakeEndpoint(port).start()
+    endpoint.replies = 0
+    endpoint.script.extend([Normal()] * 9 + [Kill()])  # nine good replies, then the endpoint is gone
+    broken = run_llm_cli(endpoint, tmp_path / "run")
+    assert broken.returncode == 3, broken.stderr
+    assert "failed after retries" in broken.stderr and "rerun the same command" in broken.stderr
+    written = len(RunDir(tmp_path / "run").episode_paths())
+    assert 0 < written < 8
+    with FakeEndpoint(port) as again:
+        resumed = run_llm_cli(again, tmp_path / "run")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["skipped"] == written
+    expected = {p.name: p.read_bytes() for p in RunDir(tmp_path / "reference").episode_paths()}
+    assert {p.name: p.read_bytes() for p in RunDir(tmp_path / "run").episode_paths()} == expected
+
+
+def test_a_model_without_a_key_is_skipped_and_a_budget_is_applied(tmp_path):
+    missing = run_discogym("run", "toy", "--model", "openai/gpt-5", "--out", str(tmp_path / "none"), OPENAI_API_KEY="")
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr == "error: no agent left to run (openai/gpt-5: no API key; set OPENAI_API_KEY to run it)\n"
+    with FakeEndpoint() as fake:
+        budget = run_llm_cli(
+            fake, tmp_path / "budget", "--token-limit", "50", "--agent", "llm", "--agent", "bisect",
+            "--model", f"anthropic/fake@{fake.root}", ANTHROPIC_API_KEY="",
+        )  # fmt: skip
+    assert budget.returncode == 0, budget.stderr
+    assert f"skipped: anthropic/fake@{fake.root}: no API key; set ANTHROPIC_API_KEY to run it" in budget.stderr
+    by_agent = {e.key.agent: e for e in episodes(tmp_path / "budget")}
+    assert by_agent["llm"].outcome.termination == "token_limit" and by_agent["llm"].key.token_limit == 50
+    assert by_agent["bisect"].key.token_limit is None
