@@ -5,6 +5,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -334,6 +335,43 @@ def _sweep_suite(suite: Suite, out: Path, workers: int, quiet: bool) -> tuple[Ru
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
     summary = execute_run(suite, config, out, workers, 0, listener)
     return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
+
+
+class Transport(StrEnum):
+    """How the MCP server talks to its clients."""
+
+    stdio = "stdio"
+    http = "http"
+
+
+@app.command("mcp")
+def mcp_command(
+    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    transport: Annotated[Transport, typer.Option(help="stdio (one client) or streamable HTTP.")] = Transport.stdio,
+    host: Annotated[str, typer.Option(help="Address to listen on (http).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on (http).")] = 8765,
+    split: Annotated[str | None, typer.Option(help="Task set (default: the suite's first).")] = None,
+    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episodes' seeds derive from.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Run directory for the episodes (default: runs/mcp/SUITE).")] = None,
+) -> None:
+    """Serve a suite's tasks and tools to MCP clients; every episode they play is written like a run's."""
+    with user_errors():
+        suite = get_suite(suite_name)
+        try:
+            from discogym.interfaces.mcp.server import build_server, serve_http, serve_stdio
+        except ImportError as err:
+            raise UserError(f"the MCP server needs the mcp extra: pip install 'discogym[mcp]' ({err})") from None
+        out = out or Path("runs") / "mcp" / suite.name
+        server = build_server(suite, out, split=split, seed=seed)
+    where = "standard input/output" if transport is Transport.stdio else f"http://{host}:{port}/mcp"
+    stderr.print(f"discogym mcp: serving {suite.name} on {where}; episodes go to {out}", highlight=False)
+    try:
+        if transport is Transport.stdio:
+            serve_stdio(server)
+        else:
+            serve_http(server, host, port)
+    except KeyboardInterrupt:
+        fail("interrupted; episodes still running were not recorded", EXIT_INTERRUPTED)
 
 
 def version_callback(value: bool) -> None:

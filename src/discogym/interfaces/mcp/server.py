@@ -1,0 +1,204 @@
+"""``discogym mcp SUITE``: a suite's tools over the Model Context Protocol (official ``mcp`` SDK).
+
+The server offers ``list_tasks``, ``start_task`` and ``end_task`` plus the running episode's own tools
+(before any task starts, those of the split's first task). Each client session plays its own episode;
+episodes are written to the run directory like the runner's. Nothing here is suite-specific.
+
+The SDK's low-level :class:`mcp.server.Server` is used rather than ``MCPServer``, because the suites'
+tools come with JSON schemas of their own (from their pydantic argument models), and ``MCPServer``
+derives every schema from a Python function's signature.
+"""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from pydantic import BaseModel, Field, ValidationError
+
+from discogym import __version__
+from discogym.core.suite import Suite
+from discogym.core.tools import ToolArgs, ToolResult, ToolSpec, describe_validation_error
+from discogym.interfaces.mcp.episodes import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session
+
+SESSION_HEADER = "mcp-session-id"
+
+
+class ListTasksArgs(ToolArgs):
+    """``list_tasks`` takes no arguments."""
+
+
+class StartTaskArgs(ToolArgs):
+    """Arguments of ``start_task``."""
+
+    task_id: str = Field(description="a task id from list_tasks")
+    condition: str | None = Field(default=None, description="a condition from list_tasks (default: the first)")
+
+
+class EndTaskArgs(ToolArgs):
+    """Arguments of ``end_task``."""
+
+    message: str = Field(default="", description="your final answer or why you stop, kept in the episode log")
+
+
+def _spec(name: str, description: str, args: type[BaseModel]) -> ToolSpec:
+    schema = args.model_json_schema()
+    schema.pop("title", None)
+    return ToolSpec(name=name, description=description, parameters=schema)
+
+
+HARNESS_TOOLS: dict[str, tuple[ToolSpec, type[ToolArgs]]] = {
+    "list_tasks": (
+        _spec("list_tasks", "List the tasks and conditions this server offers.", ListTasksArgs),
+        ListTasksArgs,
+    ),
+    "start_task": (
+        _spec(
+            "start_task",
+            "Start an episode of a task: returns its brief and the tools to act with. An episode still "
+            "running is ended first.",
+            StartTaskArgs,
+        ),
+        StartTaskArgs,
+    ),
+    "end_task": (
+        _spec("end_task", "End the running episode now (it is recorded as you leave it).", EndTaskArgs),
+        EndTaskArgs,
+    ),
+}
+
+
+def _mcp_tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(name=spec.name, description=spec.description, input_schema=spec.parameters)
+
+
+def _text_result(text: str, *, error: bool = False, structured: BaseModel | None = None) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        is_error=error,
+        structured_content=None if structured is None else structured.model_dump(mode="json"),
+    )
+
+
+def _tool_result(result: ToolResult) -> types.CallToolResult:
+    """What the agent may see of a result: its text and images (never ``data``, which is for scorers)."""
+    content: list[Any] = [types.TextContent(text=result.text)]
+    content.extend(types.ImageContent(data=image.data_base64, mime_type=image.media_type) for image in result.images)
+    return types.CallToolResult(content=content, is_error=not result.ok)
+
+
+class Sessions:
+    """The sessions of one server run: keyed by the HTTP session header, or one session on stdio."""
+
+    def __init__(self, episodes: ExternalEpisodes) -> None:
+        self.episodes = episodes
+        self.by_key: dict[str | None, Session] = {}
+
+    def of(self, ctx: ServerRequestContext[Any, Any]) -> Session:
+        """The session a request belongs to, made on first sight with the client's name."""
+        key = ctx.request.headers.get(SESSION_HEADER) if ctx.request is not None else None
+        session = self.by_key.get(key)
+        if session is None:
+            params = ctx.session.client_params
+            client = params.client_info.name if params is not None and params.client_info.name else UNKNOWN_CLIENT
+            session = self.by_key[key] = Session(client=client)
+        return session
+
+    def close_all(self) -> None:
+        """Abandon every running episode (the connection is gone)."""
+        for session in self.by_key.values():
+            self.episodes.close(session)
+        self.by_key.clear()
+
+
+def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int = 0) -> Server[Any]:
+    """An MCP server for ``suite`` writing episodes under ``out``."""
+    episodes = ExternalEpisodes(suite, out, split=split, seed=seed)
+    clashes = sorted(set(HARNESS_TOOLS) & {spec.name for spec in episodes.preview_tools()})
+    if clashes:
+        raise ValueError(f"suite '{suite.name}' has tools named like the server's own: {', '.join(clashes)}")
+    bus = InMemorySubscriptionBus()
+
+    @asynccontextmanager
+    async def lifespan(server: Server[Any]) -> AsyncIterator[Sessions]:
+        sessions = Sessions(episodes)
+        try:
+            yield sessions
+        finally:
+            sessions.close_all()
+
+    async def list_tools(
+        ctx: ServerRequestContext[Sessions, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        session = ctx.lifespan_context.of(ctx)
+        specs = [spec for spec, _ in HARNESS_TOOLS.values()] + episodes.tools(session)
+        return types.ListToolsResult(tools=[_mcp_tool(spec) for spec in specs])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Sessions, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        session = ctx.lifespan_context.of(ctx)
+        try:
+            if params.name in HARNESS_TOOLS:
+                result = _harness_call(episodes, session, params.name, params.arguments)
+                if params.name == "start_task" and not result.is_error:
+                    await ctx.session.send_tool_list_changed()  # clients of the handshake era
+                    await bus.publish(ToolsListChanged())  # clients listening for changes (2026-07-28)
+                return result
+            return _tool_result(episodes.call(session, params.name, params.arguments or {}))
+        except ClientMistake as err:
+            return _text_result(str(err), error=True)
+
+    return Server(
+        f"discogym-{suite.name}",
+        version=__version__,
+        instructions=(
+            f"discogym suite '{suite.name}': {suite.description} Call list_tasks, then start_task with a task id; "
+            "act with the tools it names until a result says the episode is over, or call end_task."
+        ),
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
+    )
+
+
+def _harness_call(
+    episodes: ExternalEpisodes, session: Session, name: str, arguments: dict[str, Any] | None
+) -> types.CallToolResult:
+    args_model = HARNESS_TOOLS[name][1]
+    try:
+        args = args_model.model_validate(arguments or {})
+    except ValidationError as err:
+        return _text_result(describe_validation_error(name, err), error=True)
+    if isinstance(args, StartTaskArgs):
+        started = episodes.start(session, args.task_id, args.condition)
+        return _text_result(started.model_dump_json(indent=1), structured=started)
+    if isinstance(args, EndTaskArgs):
+        written = episodes.end(session, args.message)
+        return _text_result(f"The episode has ended and was recorded as {written}.")
+    listing = episodes.list_tasks()
+    return _text_result(listing.model_dump_json(indent=1), structured=listing)
+
+
+def serve_stdio(server: Server[Any]) -> None:
+    """Serve one client on standard input and output until it closes them."""
+
+    async def run() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+            await server.run(read_stream, write_stream, options)
+
+    anyio.run(run)
+
+
+def serve_http(server: Server[Any], host: str, port: int) -> None:
+    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+    import uvicorn
+
+    uvicorn.run(server.streamable_http_app(host=host), host=host, port=port, log_level="warning")

@@ -1,0 +1,218 @@
+"""The MCP server: in-process with ``mcp.Client`` (both protocol eras), over stdio and over HTTP."""
+
+import asyncio
+import base64
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from discogym.core import AgentOptions
+from discogym.core.runner import plan_episode
+from discogym.core.storage import RunDir
+from discogym.interfaces.mcp.server import build_server
+from tests.conftest import REPO, cli_environment, discogym_command
+from tests.core.toy_suite import PICTURE, suite
+
+MODES = ["auto", "legacy"]  # the 2026-07-28 protocol (no handshake) and the handshake era
+
+
+def client_for(target: Any, mode: str = "auto", name: str = "tester") -> Client:
+    return Client(target, mode=mode, client_info=types.Implementation(name=name, version="1"))
+
+
+def text(result: types.CallToolResult) -> str:
+    first = result.content[0]
+    assert isinstance(first, types.TextContent)
+    return first.text
+
+
+async def bisect(client: Client) -> list[str]:
+    """Play the digit game to the end through the suite's tools; return the texts read."""
+    low, high, seen = 0, 9, []
+    while True:
+        guess = (low + high) // 2 if low < high else low
+        tool = "probe" if low < high else "submit"
+        result = await client.call_tool(tool, {"n": guess})
+        assert not result.is_error, text(result)
+        seen.append(text(result))
+        if tool == "submit":
+            return seen
+        if "equal to" in seen[-1]:
+            low = high = guess
+        elif "higher than" in seen[-1]:
+            low = guess + 1
+        else:
+            high = guess - 1
+
+
+def episodes(out: Path):
+    return list(RunDir(out).iter_episodes())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_client_lists_tasks_starts_one_plays_it_to_the_end_and_the_episode_is_written(tmp_path, mode):
+    server = build_server(suite, tmp_path, split="tiny")
+
+    async def play() -> None:
+        async with client_for(server, mode) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            assert names == ["list_tasks", "start_task", "end_task", "probe", "roll", "submit"]
+            listing = await client.call_tool("list_tasks", {})
+            assert [t["id"] for t in listing.structured_content["tasks"]] == ["tiny-00", "tiny-01"]
+            assert "ground_truth" not in text(listing)  # what an agent may see, no more
+            assert all(set(task) == {"id", "brief"} for task in listing.structured_content["tasks"])
+            started = await client.call_tool("start_task", {"task_id": "tiny-01"})
+            assert not started.is_error, text(started)
+            assert started.structured_content["brief"].startswith("A digit from 0 to 9 is hidden")
+            assert started.structured_content["tools"] == ["probe", "roll", "submit"]
+            seen = await bisect(client)
+            assert seen[-1].endswith("(The episode is over and has been recorded.)")
+            after = await client.call_tool("probe", {"n": 1})
+            assert after.is_error and "no task is running" in text(after)
+
+    asyncio.run(play())
+    (episode,) = episodes(tmp_path)
+    assert (episode.key.agent, episode.key.agent_options, episode.key.task) == ("mcp", {"client": "tester"}, "tiny-01")
+    assert episode.outcome.termination == "submitted" and episode.score.value == 1.0
+    task = suite.tasks("tiny")[1]
+    same_world = plan_episode("toy", task, suite.condition("plain"), AgentOptions(name="llm"), 0, 0)
+    assert episode.provenance.env_seed == same_world.env_seed  # the world `discogym run` plays in repeat 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_mistakes_come_back_as_tool_errors_with_a_clear_message(tmp_path, mode):
+    server = build_server(suite, tmp_path, split="tiny")
+
+    async def play() -> list[tuple[bool, str]]:
+        async with client_for(server, mode) as client:
+            calls: list[tuple[str, dict[str, Any]]] = [
+                ("probe", {"n": 3}),
+                ("start_task", {"task_id": "nope"}),
+                ("start_task", {}),
+                ("start_task", {"task_id": "tiny-00", "condition": "loud"}),
+                ("start_task", {"task_id": "tiny-00", "colour": "red"}),
+                ("start_task", {"task_id": "tiny-00"}),
+                ("probe", {"n": 42}),
+                ("probe", {"n": "four"}),
+                ("teleport", {}),
+                ("end_task", {"message": "I give up"}),
+            ]
+            results = [await client.call_tool(name, args) for name, args in calls]
+            return [(r.is_error, text(r)) for r in results]
+
+    results = asyncio.run(play())
+    assert results[0] == (True, "no task is running: call list_tasks, then start_task")
+    assert results[1][0] and results[1][1].startswith("split 'tiny' has no task 'nope'; tasks: tiny-00, tiny-01")
+    assert results[2] == (True, "invalid arguments for tool 'start_task': argument 'task_id': Field required")
+    assert results[3][0] and "no condition 'loud'; valid conditions: plain" in results[3][1]
+    assert results[4][0] and "argument 'colour': unknown argument" in results[4][1]
+    assert results[5][0] is False
+    assert results[6][0] and "argument 'n': Input should be less than or equal to 9" in results[6][1]
+    assert results[7][0] and "argument 'n': Input should be a valid integer" in results[7][1]
+    assert results[8][0] and results[8][1].startswith("error: unknown tool 'teleport'")
+    assert results[9][0] is False and "recorded as tiny-00_plain_mcp" in results[9][1]
+    (episode,) = episodes(tmp_path)
+    assert episode.outcome.termination == "agent_stopped" and episode.outcome.agent_message == "I give up"
+    assert len(episode.events) == 3 and not any(event.result.ok for event in episode.events)
+
+
+def test_replays_get_new_repeats_a_new_start_ends_the_old_episode_and_a_disconnect_abandons_one(tmp_path):
+    server = build_server(suite, tmp_path, split="tiny")
+
+    async def play() -> None:
+        async with client_for(server) as client:
+            await client.call_tool("start_task", {"task_id": "tiny-00"})
+            await bisect(client)
+            await client.call_tool("start_task", {"task_id": "tiny-00"})
+            await client.call_tool("probe", {"n": 4})
+            again = await client.call_tool("start_task", {"task_id": "tiny-00", "condition": "pictures"})
+            assert again.structured_content["repeat"] == 0  # another condition: its own repeats
+            pictured = await client.call_tool("probe", {"n": 4})
+            image = pictured.content[1]
+            assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
+            assert base64.b64decode(image.data) == PICTURE
+        async with client_for(server) as client:  # a new connection: the unfinished episode was abandoned
+            await client.call_tool("start_task", {"task_id": "tiny-01"})
+            await client.call_tool("probe", {"n": 4})
+
+    asyncio.run(play())
+    played = {(e.key.condition, e.key.repeat): e for e in episodes(tmp_path)}
+    assert sorted(played) == [("plain", 0), ("plain", 1)]
+    assert played[("plain", 0)].score.value == 1.0
+    assert played[("plain", 1)].outcome.agent_message == "the client started another task"
+    assert played[("plain", 0)].provenance.env_seed != played[("plain", 1)].provenance.env_seed
+
+
+def test_over_stdio_a_client_plays_an_episode_through_the_cli(tmp_path):
+    environment = cli_environment()
+    command, *args = discogym_command("mcp", "toy", "--split", "tiny", "--out", str(tmp_path))
+    params = StdioServerParameters(command=command, args=args, env=environment, cwd=str(REPO))
+
+    async def play() -> None:
+        async with client_for(params, name="stdio-client") as client:
+            assert "submit" in [tool.name for tool in (await client.list_tools()).tools]
+            await client.call_tool("start_task", {"task_id": "tiny-00"})
+            await bisect(client)
+
+    asyncio.run(play())
+    (episode,) = episodes(tmp_path)
+    assert episode.key.agent_options == {"client": "stdio-client"} and episode.score.value == 1.0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_over_http_each_session_plays_its_own_episode(tmp_path):
+    port = _free_port()
+    server = subprocess.Popen(
+        discogym_command(
+            "mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny", "--out", str(tmp_path)
+        ),
+        env=cli_environment(),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def play() -> None:
+        async with client_for(url, "legacy", "alice") as alice, client_for(url, "legacy", "bob") as bob:
+            await alice.call_tool("start_task", {"task_id": "tiny-00"})
+            await bob.call_tool("start_task", {"task_id": "tiny-01"})
+            await bisect(alice)
+            await bisect(bob)
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, server.communicate()
+                time.sleep(0.1)
+        asyncio.run(play())
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+    assert f"serving toy on {url}" in stderr
+    played = {e.key.agent_options["client"]: e for e in episodes(tmp_path)}
+    assert {name: e.key.task for name, e in played.items()} == {"alice": "tiny-00", "bob": "tiny-01"}
+    assert all(e.score.value == 1.0 for e in played.values())
+
+
+def test_mcp_command_mistakes_are_one_line(run_cli):
+    unknown = run_cli("mcp", "nosuch")
+    assert unknown.returncode == 2 and unknown.stderr.startswith("error: unknown suite 'nosuch'")
+    split = run_cli("mcp", "toy", "--split", "huge")
+    assert split.returncode == 2 and "toy has no split 'huge'" in split.stderr
