@@ -128,8 +128,8 @@ def test_a_reply_without_a_call_gets_one_retry_then_the_episode_is_a_no_answer(t
     fake.script.extend([Say("hmm"), Say("still thinking")])
     run_llm(tmp_path / "gave-up", llm_options(fake), tasks=["tiny-00"])
     gave_up = episodes(tmp_path / "gave-up")[0]
-    assert (gave_up.outcome.status, gave_up.outcome.termination, gave_up.events) == ("completed", "agent_stopped", [])
-    assert str(gave_up.outcome.agent_message).startswith("no-answer: it called no tool; last reply: 'still thinking'")
+    assert (gave_up.outcome.status, gave_up.outcome.termination, gave_up.events) == ("completed", "no_answer", [])
+    assert str(gave_up.outcome.agent_message).startswith("it called no tool; last reply: 'still thinking'")
     assert gave_up.usage().input_tokens > 0 and gave_up.score.value == 0.0
 
 
@@ -141,15 +141,16 @@ def test_text_protocol_replies_that_are_not_one_json_call_are_retried_once(tmp_p
     fake.script.extend([Say("probe 4"), Say('{"tool": "probe", "args": [4]}')])
     run_llm(tmp_path / "no", llm_options(fake, provider, mode="text"), tasks=["tiny-00"])
     ended = episodes(tmp_path / "no")[0].outcome
-    assert ended.termination == "agent_stopped"
-    assert str(ended.agent_message).startswith('no-answer: "args" must be a JSON object')
+    assert ended.termination == "no_answer"
+    assert str(ended.agent_message).startswith('"args" must be a JSON object')
 
 
 def test_suite_syntax_replies_the_environment_cannot_parse_are_retried_once(tmp_path, fake):
     fake.script.extend([Say("probe four"), Say("I submit 3")])
     run_llm(tmp_path, llm_options(fake, mode="suite"), tasks=["tiny-00"])
     ended = episodes(tmp_path)[0].outcome
-    assert str(ended.agent_message).startswith("no-answer: answer with one line: 'probe N' or 'submit N'")
+    assert ended.termination == "no_answer"
+    assert str(ended.agent_message).startswith("answer with one line: 'probe N' or 'submit N'")
     assert "You play the digit game" in conversation_texts(fake.requests[0].body)[0]  # the suite's own prompt
 
 
@@ -227,8 +228,8 @@ def test_a_request_the_endpoint_refuses_for_good_ends_the_episode_as_a_no_answer
     fake.script.append(Status(400, message="maximum context length exceeded"))
     run_llm(tmp_path, llm_options(fake), tasks=["tiny-00"])
     ended = episodes(tmp_path)[0].outcome
-    assert ended.termination == "agent_stopped" and "maximum context length exceeded" in str(ended.agent_message)
-    assert str(ended.agent_message).startswith("no-answer: the endpoint refused the request")
+    assert ended.termination == "no_answer" and "maximum context length exceeded" in str(ended.agent_message)
+    assert str(ended.agent_message).startswith("the endpoint refused the request")
 
 
 def test_budgets_end_the_episode_between_decisions(tmp_path, fake, monkeypatch):

@@ -44,12 +44,14 @@ class AgentDecision(BaseModel):
     """What an agent does next: a tool call, or (``call`` is None) end the episode.
 
     ``message`` is free text from the agent (a final answer, or why it gave up); ``usage`` is the cost
-    of reaching this decision.
+    of reaching this decision; ``termination`` names why an agent that ends the episode does so
+    (default ``agent_stopped``; a model that gave no usable answer says ``no_answer``).
     """
 
     call: ToolCall | None = None
     message: str | None = None
     usage: Usage | None = None
+    termination: str | None = None
 
 
 @dataclass

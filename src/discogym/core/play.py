@@ -268,7 +268,7 @@ def _agent_loop(recorder: EpisodeRecorder, agent: Agent) -> None:
         started = time.perf_counter()
         decision = _decide(recorder, agent, history)
         if decision.call is None:
-            recorder.stop(AGENT_STOPPED, decision.message, decision.usage)
+            recorder.stop(decision.termination or AGENT_STOPPED, decision.message, decision.usage)
             return
         result = recorder.call(
             decision.call, message=decision.message, usage=decision.usage, agent_s=time.perf_counter() - started

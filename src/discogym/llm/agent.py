@@ -43,7 +43,7 @@ TEXT_PROTOCOL = (
     '{"tool": "<tool name>", "args": {<arguments>}}. One call per reply; its result comes back as the '
     "next message. The tools:\n"
 )
-NO_ANSWER = "no-answer"
+NO_ANSWER = "no_answer"
 EMPTY_REPLY = "(empty reply)"
 
 
@@ -161,7 +161,8 @@ class LLMAgent(Agent):
             try:
                 completion = self.client.complete(self.messages, self.tools if self.config.mode == "native" else None)
             except RejectedRequest as err:
-                return AgentDecision(message=f"{NO_ANSWER}: the endpoint refused the request: {err}", usage=usage)
+                message = f"the endpoint refused the request: {err}"
+                return AgentDecision(message=message, usage=usage, termination=NO_ANSWER)
             usage = usage + self._priced(completion.usage)
             replies.append(completion.text)
             call, problem = self._read(completion)
@@ -172,7 +173,7 @@ class LLMAgent(Agent):
                     ChatMessage(role="user", text=f"Your reply could not be used: {problem}. {self._rules()}")
                 )
         last = replies[-1][:2000] if replies else ""
-        return AgentDecision(message=f"{NO_ANSWER}: {problem}; last reply: {last!r}", usage=usage)
+        return AgentDecision(message=f"{problem}; last reply: {last!r}", usage=usage, termination=NO_ANSWER)
 
     def _rules(self) -> str:
         if self.config.mode == "native":
