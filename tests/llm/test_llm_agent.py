@@ -11,7 +11,7 @@ from discogym.core.runner import RunConfig
 from discogym.core.storage import RunDir
 from tests.core.toy_suite import PICTURE, suite
 from tests.llm.conftest import SECRET, episodes, llm_options, run_llm
-from tests.llm.fake_endpoint import Calls, Delay, Drop, Raw, Say, Status, conversation_texts
+from tests.llm.fake_endpoint import Calls, Delay, Drop, Normal, Raw, Say, Status, conversation_texts
 
 PROVIDERS_AND_MODES = [
     ("openai-compatible", "native"),
@@ -225,11 +225,20 @@ def test_an_endpoint_that_stays_down_is_an_infrastructure_fault_never_the_agents
 
 
 def test_a_request_the_endpoint_refuses_for_good_ends_the_episode_as_a_no_answer(tmp_path, fake):
-    fake.script.append(Status(400, message="maximum context length exceeded"))
+    fake.script.extend([Normal(), Status(400, message="maximum context length exceeded")])
     run_llm(tmp_path, llm_options(fake), tasks=["tiny-00"])
     ended = episodes(tmp_path)[0].outcome
     assert ended.termination == "no_answer" and "maximum context length exceeded" in str(ended.agent_message)
     assert str(ended.agent_message).startswith("the endpoint refused the request")
+
+
+@pytest.mark.parametrize("code", [400, 422])
+def test_a_refused_first_request_is_a_configuration_fault_not_the_models_answer(tmp_path, fake, code):
+    fake.script.append(Status(code, message="unsupported parameter: max_tokens"))
+    summary = run_llm(tmp_path, llm_options(fake), tasks=["tiny-00"])
+    assert (summary.written, summary.complete) == (0, False)
+    (message,) = summary.faults.values()
+    assert "refused the episode's first request" in message and "unsupported parameter: max_tokens" in message
 
 
 def test_budgets_end_the_episode_between_decisions(tmp_path, fake, monkeypatch):
@@ -281,3 +290,17 @@ def test_bad_agent_options_are_user_errors(fake, options, message):
 def test_llm_needs_a_model():
     with pytest.raises(UserError, match="agent 'llm' needs --model"):
         RunConfig.for_suite(suite, ["llm"])
+
+
+def test_reply_caps_and_temperature_reach_the_endpoint_under_each_apis_name(tmp_path, fake, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+    official = llm_options(fake, max_tokens="64", temperature="0").model_copy(update={"model": "openai/gpt-5"})
+    run_llm(tmp_path / "openai", official, tasks=["tiny-00"])
+    run_llm(tmp_path / "local", llm_options(fake, max_tokens="64"), tasks=["tiny-00"])
+    run_llm(tmp_path / "anthropic", llm_options(fake, "anthropic"), tasks=["tiny-00"])
+    bodies = {(r.body["model"], r.path.rsplit("/", 1)[-1]): r.body for r in fake.requests}
+    official_body, local_body = bodies[("gpt-5", "completions")], bodies[("fake", "completions")]
+    assert official_body["max_completion_tokens"] == 64 and "max_tokens" not in official_body
+    assert official_body["temperature"] == 0
+    assert local_body["max_tokens"] == 64 and "temperature" not in local_body
+    assert bodies[("fake", "messages")]["max_tokens"] == 4096  # Anthropic requires a cap; this is the default

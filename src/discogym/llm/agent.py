@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
-from discogym.core.errors import MissingCredentials, ToolError, UserError
+from discogym.core.errors import InfrastructureError, MissingCredentials, ToolError, UserError
 from discogym.core.tools import ToolCall, ToolSpec
 from discogym.llm.clients import (
     ChatClient,
@@ -123,6 +123,7 @@ class LLMAgent(Agent):
         self.parse_text_action: Any = None
         self.queued: list[ModelToolCall] = []  # calls of the last native reply still to make
         self.answering: ModelToolCall | None = None
+        self.requests = 0
 
     def start(self, context: AgentContext) -> None:
         self.tools = context.tools
@@ -158,9 +159,13 @@ class LLMAgent(Agent):
         replies: list[str] = []
         problem = ""
         for attempt in range(2):  # the reply, and one in-protocol retry after an unreadable one
+            first_request = self.requests == 0
+            self.requests += 1
             try:
                 completion = self.client.complete(self.messages, self.tools if self.config.mode == "native" else None)
             except RejectedRequest as err:
+                if first_request:  # nothing the model did: the model name or an option is wrong for this endpoint
+                    raise InfrastructureError(f"the endpoint refused the episode's first request: {err}") from err
                 message = f"the endpoint refused the request: {err}"
                 return AgentDecision(message=message, usage=usage, termination=NO_ANSWER)
             usage = usage + self._priced(completion.usage)

@@ -152,7 +152,9 @@ class OpenAIChat(ChatClient):
                 for t in tools
             ]
         if self.options.max_tokens is not None:
-            request["max_tokens"] = self.options.max_tokens
+            # OpenAI's reasoning models accept only the newer name; other servers know the older one.
+            cap = "max_completion_tokens" if self.spec.provider == "openai" else "max_tokens"
+            request[cap] = self.options.max_tokens
         if self.options.temperature is not None:
             request["temperature"] = self.options.temperature
         try:
