@@ -98,13 +98,13 @@ def test_a_text_reply_must_be_exactly_one_call_object():
     assert parse_json_call('{"tool": "probe", "args": {"n": 3}}').model_dump() == {"tool": "probe", "args": {"n": 3}}
     assert parse_json_call('```json\n{"tool": "look"}\n```').model_dump() == {"tool": "look", "args": {}}
     for reply, message in [
-        ('I will probe. {"tool": "probe", "args": {}}', "not exactly one JSON object"),
-        ('{"tool": "a", "args": {}} {"tool": "b", "args": {}}', "not exactly one JSON object"),
+        ('I will probe. {"tool": "probe", "args": {}}', "the reply is not valid JSON"),
+        ('{"tool": "a", "args": {}} {"tool": "b", "args": {}}', r"the reply is not valid JSON \(Extra data"),
         ('["probe"]', "a JSON list, not an object"),
         ('{"tool": "probe", "args": {}, "why": "x"}', 'only "tool" and "args"'),
         ('{"args": {}}', 'needs "tool"'),
         ('{"tool": "probe", "args": [3]}', '"args" must be a JSON object'),
-        ("[" * 100_000, "nested too deeply|not exactly one JSON object"),
+        ("[" * 100_000, "nested too deeply|not valid JSON"),
     ]:
         with pytest.raises(ValueError, match=message):
             parse_json_call(reply)

@@ -124,18 +124,22 @@ def tool(
     return mark
 
 
+def parse_json(text: str, subject: str) -> Any:
+    """``text`` as JSON, or a ValueError that says what was wrong, starting with ``subject`` ("arguments are")."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{subject} not valid JSON ({err.msg} at position {err.pos})") from None
+    except RecursionError:
+        raise ValueError(f"{subject} nested too deeply") from None
+
+
 def parse_args_object(args: Any) -> dict[str, Any]:
     """Accept ``None``, a dict, or a JSON object in a string; raise ValueError otherwise."""
     if args is None:
         return {}
     if isinstance(args, str):
-        text = args.strip() or "{}"
-        try:
-            args = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"arguments are not valid JSON ({err.msg} at position {err.pos})") from None
-        except RecursionError:
-            raise ValueError("arguments are nested too deeply") from None
+        args = parse_json(args.strip() or "{}", "arguments are")
     if not isinstance(args, dict):
         raise ValueError(f"arguments must be a JSON object, got {type(args).__name__}")
     return args

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
 from discogym.core.errors import InfrastructureError, MissingCredentials, ToolError, UserError
-from discogym.core.tools import ToolCall, ToolSpec
+from discogym.core.tools import ToolCall, ToolSpec, parse_json
 from discogym.llm.clients import (
     ChatClient,
     ChatMessage,
@@ -81,12 +81,7 @@ def parse_json_call(text: str) -> ToolCall:
     fenced = _FENCED.fullmatch(body)
     if fenced:
         body = fenced.group(1)
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"the reply is not exactly one JSON object ({err.msg} at position {err.pos})") from None
-    except RecursionError:
-        raise ValueError("the reply's JSON is nested too deeply") from None
+    value = parse_json(body, "the reply is")
     if not isinstance(value, dict):
         raise ValueError(f"the reply is a JSON {type(value).__name__}, not an object")
     unknown = sorted(set(value) - {"tool", "args"})
