@@ -42,8 +42,9 @@ def test_complete_episodes_with_every_provider_and_protocol(tmp_path, fake, monk
     assert len(fake.requests) == sum(len(e.events) for e in episodes(tmp_path))
     native = [r for r in fake.requests if r.body.get("tools")]
     assert len(native) == (len(fake.requests) if mode == "native" else 0)
-    if provider == "openai":  # a known model is priced
+    if provider == "openai":  # a known model is priced, and the endpoint the SDK was sent to is recorded
         assert all(e.usage().cost_usd > 0 for e in episodes(tmp_path))
+        assert {e.provenance.agent_settings["base_url"] for e in episodes(tmp_path)} == {fake.url}
 
 
 def test_tokens_are_counted_as_the_endpoint_reports_them(tmp_path, fake):

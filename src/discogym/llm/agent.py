@@ -135,7 +135,7 @@ class LLMAgent(Agent):
     def settings(self) -> dict[str, Any]:
         return {
             "model": self.spec.id,
-            "base_url": self.spec.base_url,
+            "base_url": self.client.base_url,
             "key_variable": self.spec.key_variable,
             "price_per_million_tokens": None if self.price is None else self.price.model_dump(),
             **self.config.model_dump(exclude={"key_env"}),

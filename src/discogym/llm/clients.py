@@ -8,6 +8,7 @@ and turns the reply into a :class:`Completion`. A fault the SDK's retries could 
 """
 
 import json
+import os
 from abc import ABC, abstractmethod
 from functools import cache
 from typing import Any, Literal
@@ -68,6 +69,7 @@ class ChatClient(ABC):
         self.spec = spec
         self._api_key = api_key
         self.options = options
+        self.base_url: str | None = spec.base_url  # the endpoint in use (None: the provider's own)
 
     @abstractmethod
     def complete(self, messages: list[ChatMessage], tools: list[ToolSpec] | None) -> Completion:
@@ -139,7 +141,8 @@ class OpenAIChat(ChatClient):
 
     def __init__(self, spec: ModelSpec, api_key: str, options: ClientOptions) -> None:
         super().__init__(spec, api_key, options)
-        self.client = _openai_sdk(spec.base_url, api_key, options.timeout_s, options.max_retries)
+        self.base_url = spec.base_url or os.environ.get("OPENAI_BASE_URL") or None  # read now: clients are shared
+        self.client = _openai_sdk(self.base_url, api_key, options.timeout_s, options.max_retries)
 
     def complete(self, messages: list[ChatMessage], tools: list[ToolSpec] | None) -> Completion:
         request: dict[str, Any] = {"model": self.spec.name, "messages": openai_messages(messages)}
@@ -246,7 +249,8 @@ class AnthropicChat(ChatClient):
 
     def __init__(self, spec: ModelSpec, api_key: str, options: ClientOptions) -> None:
         super().__init__(spec, api_key, options)
-        self.client = _anthropic_sdk(spec.base_url, api_key, options.timeout_s, options.max_retries)
+        self.base_url = spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None  # read now: clients are shared
+        self.client = _anthropic_sdk(self.base_url, api_key, options.timeout_s, options.max_retries)
 
     def complete(self, messages: list[ChatMessage], tools: list[ToolSpec] | None) -> Completion:
         system, wire = anthropic_messages(messages)
