@@ -27,6 +27,7 @@ test: lint
 bench: install
 	$(BIN)/python benchmarks/harness_overhead.py
 	$(BIN)/python benchmarks/llm_overhead.py
+	$(BIN)/python benchmarks/petri_sims.py
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache

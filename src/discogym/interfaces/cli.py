@@ -1,17 +1,13 @@
 """The ``discogym`` command: list suites and tasks, run agents, report on runs."""
 
-import json
 import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from pydantic import ValidationError
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from typer.exceptions import TyperException
@@ -20,15 +16,21 @@ from discogym import __version__
 from discogym.core.agent import AgentOptions, generic_agents
 from discogym.core.agent_lookup import agent_names
 from discogym.core.aggregate import RunReport, build_report
+from discogym.core.console import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    JsonOption,
+    fail,
+    print_json,
+    stderr,
+    stdout,
+    user_errors,
+)
 from discogym.core.errors import UserError
 from discogym.core.plots import plots_available
 from discogym.core.progress import ProgressBar, RunListener
 from discogym.core.runner import RunConfig, Runner, RunSummary
 from discogym.core.suite import Suite, all_suites, get_suite
-
-EXIT_USER_ERROR = 2
-EXIT_INCOMPLETE = 3
-EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="discogym",
@@ -36,36 +38,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-stderr = Console(stderr=True, soft_wrap=True)
-stdout = Console()
-
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else.")]
-
-
-def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
-    """Print one clear line on stderr and exit with ``code``."""
-    stderr.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
-    raise typer.Exit(code)
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn a UserError (or a file-system error) into one line on stderr and a non-zero exit."""
-    try:
-        yield
-    except UserError as err:
-        fail(str(err))
-    except OSError as err:  # an unwritable --out, an unreadable file named on the command line
-        fail(f"{err.filename or 'file system'}: {err.strerror or err}")
-    except ValidationError as err:  # options that passed the parser but not the run's data model
-        problem = err.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        fail(f"{where}: {problem['msg']}")
-
-
-def print_json(document: Any) -> None:
-    """Write ``document`` as the single JSON document on stdout."""
-    sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 
 def suite_document(suite: Suite) -> dict[str, Any]:
@@ -372,6 +344,19 @@ def mcp_command(
             serve_http(server, host, port)
     except KeyboardInterrupt:
         fail("interrupted; episodes still running were not recorded", EXIT_INTERRUPTED)
+
+
+COMMANDS_ENTRY_POINT_GROUP = "discogym.commands"
+
+
+def mount_suite_commands() -> None:
+    """Add each suite's maintenance commands (``discogym petri validate``, ...): every entry point of the
+    ``discogym.commands`` group is a typer app, mounted under its entry point's name."""
+    for point in sorted(entry_points(group=COMMANDS_ENTRY_POINT_GROUP), key=lambda p: p.name):
+        app.add_typer(point.load(), name=point.name)
+
+
+mount_suite_commands()
 
 
 def version_callback(value: bool) -> None:

@@ -1,0 +1,166 @@
+"""``discogym petri ...``: the simulations' parameter spaces, single runs, and the literature validation."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from discogym.core.console import JsonOption, fail, print_json, stderr, stdout, user_errors
+from discogym.core.errors import UserError
+from discogym.suites.petri.sims import SIMULATIONS, get_simulation
+from discogym.suites.petri.sims.base import Check, Simulation
+
+EXIT_VALIDATION_FAILED = 1
+
+app = typer.Typer(
+    help="petri-bench maintenance: simulations, their parameter spaces and literature checks.",
+    no_args_is_help=True,
+)
+
+
+def simulation_document(sim: Simulation) -> dict[str, Any]:
+    """What ``sims --json`` says about one simulation."""
+    return {
+        "name": sim.name,
+        "description": sim.description,
+        "metrics": list(sim.metrics),
+        "target": sim.target,
+        "params": [
+            {**param.model_dump(), "control": sim.control[param.name], "test_values": list(param.test_values)}
+            for param in sim.params
+        ],
+    }
+
+
+@app.command("sims")
+def sims_command(
+    name: Annotated[str | None, typer.Argument(metavar="[SIM]", help="One simulation (default: all).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The simulations: metrics, target, and every parameter with its legal range, control value and role."""
+    with user_errors():
+        chosen = [get_simulation(name)] if name else list(SIMULATIONS.values())
+    if as_json:
+        print_json({"simulations": [simulation_document(sim) for sim in chosen]})
+        return
+    for sim in chosen:
+        table = Table("parameter", "range", "control", "role", "test values", "unit", "meaning")
+        table.title = f"{sim.name}: target {sim.target}; metrics {', '.join(sim.metrics)}"
+        for param in sim.params:
+            table.add_row(
+                param.name,
+                f"[{param.low:g}, {param.high:g}]" + (" int" if param.kind == "int" else ""),
+                f"{sim.control[param.name]:g}",
+                param.role,
+                ", ".join(f"{v:g}" for v in param.test_values),
+                param.unit,
+                param.meaning,
+            )
+        stdout.print(table)
+
+
+def parse_settings(pairs: list[str]) -> dict[str, float]:
+    """``["noise=0.5", ...]`` to a dict, or a UserError naming the malformed pair."""
+    settings: dict[str, float] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not sep or not name or not np.isfinite(number):
+            raise UserError(f"--set takes PARAMETER=NUMBER, got {pair!r}")
+        settings[name] = number
+    return settings
+
+
+@app.command()
+def simulate(
+    name: Annotated[str, typer.Argument(metavar="SIM", help="market, swarm, origin, morph or social.")],
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="A parameter override PARAMETER=VALUE (repeatable).")
+    ] = None,
+    seeds: Annotated[int, typer.Option(min=1, max=1000, help="How many replicates (seeds).")] = 12,
+    first_seed: Annotated[int, typer.Option(min=0, help="The first seed; replicates use consecutive seeds.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Run the control configuration (with overrides) for several seeds and print the metric vectors."""
+    with user_errors():
+        sim = get_simulation(name)
+        overrides = parse_settings(set_ or [])
+        config = sim.resolve(overrides)
+        seed_list = list(range(first_seed, first_seed + seeds))
+        values = sim.run(overrides, seed_list)
+    mean, std = values.mean(axis=0), values.std(axis=0, ddof=1) if len(seed_list) > 1 else np.zeros(values.shape[1])
+    if as_json:
+        print_json(
+            {
+                "simulation": sim.name,
+                "config": config,
+                "target": sim.target,
+                "metrics": list(sim.metrics),
+                "seeds": seed_list,
+                "values": values.tolist(),
+                "mean": dict(zip(sim.metrics, mean.tolist(), strict=True)),
+                "std": dict(zip(sim.metrics, std.tolist(), strict=True)),
+            }
+        )
+        return
+    changed = ", ".join(f"{k}={v:g}" for k, v in overrides.items()) or "control"
+    table = Table("seed", *sim.metrics, title=f"{sim.name} ({changed})")
+    for seed, row in zip(seed_list, values, strict=True):
+        table.add_row(str(seed), *(f"{v:.6g}" for v in row))
+    table.add_row("mean", *(f"{v:.6g}" for v in mean), style="bold")
+    table.add_row("sd", *(f"{v:.6g}" for v in std), style="bold")
+    stdout.print(table)
+
+
+def run_checks(names: list[str], plot_dir: Path | None) -> tuple[list[Check], list[str]]:
+    """Every chosen simulation's checks, and the plots written."""
+    checks: list[Check] = []
+    plots: list[str] = []
+    for name in names:
+        sim = get_simulation(name)
+        stderr.print(f"validating {sim.name} ...", highlight=False)
+        checks.extend(sim.validate(plot_dir))
+        if plot_dir is not None:
+            plots.append(str(plot_dir / f"{sim.name}.png"))
+    return checks, plots
+
+
+@app.command()
+def validate(
+    sims: Annotated[list[str] | None, typer.Option("--sim", help="Only these simulations (repeatable).")] = None,
+    plots: Annotated[Path | None, typer.Option(help="Write one PNG per simulation into this folder.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Reproduce the literature results the simulations are validated against; exit 1 if a check fails."""
+    with user_errors():
+        names = sims or list(SIMULATIONS)
+        for name in names:
+            get_simulation(name)
+        if plots is not None:
+            plots.mkdir(parents=True, exist_ok=True)
+        checks, written = run_checks(names, plots)
+    passed = sum(check.passed for check in checks)
+    if as_json:
+        print_json(
+            {"checks": [c.model_dump() for c in checks], "passed": passed, "total": len(checks), "plots": written}
+        )
+    else:
+        table = Table("simulation", "check", "measured", "threshold", "result", "reference")
+        for check in checks:
+            result = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
+            table.add_row(
+                check.simulation, escape(check.name), f"{check.measured:.4g}", escape(check.threshold), result,
+                escape(check.reference),
+            )  # fmt: skip
+        table.title = f"petri validation: {passed}/{len(checks)} checks pass"
+        stdout.print(table)
+        for path in written:
+            stdout.print(f"plot: {path}", highlight=False)
+    if passed < len(checks):
+        fail(f"{len(checks) - passed} of {len(checks)} validation checks failed", EXIT_VALIDATION_FAILED)
