@@ -67,6 +67,22 @@ class Check(BaseModel):
     caveat: str = ""
 
 
+def make_check(
+    simulation: str, name: str, claim: str, reference: str, measured: float, threshold: str, passed: bool, caveat: str
+) -> Check:
+    """A :class:`Check`, with numpy figures turned into plain numbers."""
+    return Check(
+        simulation=simulation,
+        name=name,
+        claim=claim,
+        reference=reference,
+        measured=float(measured),
+        threshold=threshold,
+        passed=bool(passed),
+        caveat=caveat,
+    )
+
+
 class Simulation(ABC):
     """Base class of the five simulations. Subclasses set the class attributes and write :meth:`batch`."""
 

@@ -17,13 +17,14 @@ so the whole run is one loop over time steps, vectorized across replicates.
 """
 
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 from scipy import optimize, special
 
-from discogym.suites.petri.sims.base import Check, Param, Simulation, replicate_rngs
+from discogym.suites.petri.sims.base import Check, Param, Simulation, make_check, replicate_rngs
 
 STEPS = 300
 TRAIT_BINS = 32
@@ -169,20 +170,7 @@ class GrowthCurves:
         self.r_squared = float(1.0 - residual.var() / mean.var())
 
 
-def make_check(
-    name: str, claim: str, reference: str, measured: float, threshold: str, passed: bool, caveat: str
-) -> Check:
-    """A Check of this simulation."""
-    return Check(
-        simulation="origin",
-        name=name,
-        claim=claim,
-        reference=reference,
-        measured=float(measured),
-        threshold=threshold,
-        passed=bool(passed),
-        caveat=caveat,
-    )
+_check = partial(make_check, "origin")  # a Check of this simulation
 
 
 def check_verhulst_equilibrium(sim: Simulation) -> Check:
@@ -200,7 +188,7 @@ def check_verhulst_equilibrium(sim: Simulation) -> Check:
         predicted = predicted_equilibrium(config, founder_rates(config)[0])
         errors.append(abs(final / predicted - 1.0))
     worst = max(errors)
-    return make_check(
+    return _check(
         "verhulst_equilibrium",
         "Density-dependent births b (1 - N/K) against deaths d settle the population at N* = K (1 - d/b)",
         "Verhulst (1838); Pearl & Reed (1920)",
@@ -214,7 +202,7 @@ def check_verhulst_equilibrium(sim: Simulation) -> Check:
 
 def check_logistic_fit(growth: GrowthCurves) -> Check:
     """R^2 of the continuous logistic fitted to the mean growth curve from a small founding population."""
-    return make_check(
+    return _check(
         "logistic_growth_fit",
         "Growth from a small founding population follows the sigmoid logistic curve",
         "Verhulst (1838)",
@@ -230,7 +218,7 @@ def check_logistic_rate(growth: GrowthCurves) -> Check:
     """The fitted intrinsic growth rate against ln(1 + b - d), the per-step rate of the exponential phase."""
     predicted = float(np.log(1.0 + growth.birth - growth.death))
     error = abs(growth.rate / predicted - 1.0)
-    return make_check(
+    return _check(
         "logistic_growth_rate",
         "The intrinsic rate of increase of the fitted logistic is the founders' net rate, ln(1 + b - d) per step",
         "Verhulst (1838); Malthusian parameter, Fisher (1930)",
@@ -246,7 +234,7 @@ def check_subcritical_extinction(sim: Simulation) -> Check:
     """Fraction of replicates extinct when deaths outpace births at every size (d > b, subcritical)."""
     config = sim.resolve({"birth_rate": 0.2, "death_rate": 0.35})
     extinct = float((simulate(config, VALIDATION_SEEDS)[:, -1].sum(axis=1) == 0).mean())
-    return make_check(
+    return _check(
         "subcritical_extinction",
         "A subcritical branching process (mean offspring below 1 at every size) goes extinct with probability 1",
         "Galton & Watson (1875); Harris (1963), The Theory of Branching Processes",
@@ -273,7 +261,7 @@ def check_establishment(sim: Simulation) -> Check:
     measured = float((final > 0).mean())
     _, birth, death = founder_rates(config)
     predicted = establishment_theory(birth, death)
-    return make_check(
+    return _check(
         "establishment_probability",
         "A single founder establishes with probability 1 - q, q the smallest root of q = exp(m (q - 1)) for "
         "Poisson offspring of mean m = 1 + b - d",
@@ -298,7 +286,7 @@ def check_optimal_size(sim: Simulation) -> Check:
     mean, _ = trait_moments(counts)
     optimum = optimal_size(sim.control["size_cost"])
     error = abs(float(mean.mean()) - optimum)
-    return make_check(
+    return _check(
         "selection_to_optimal_size",
         "Under density-regulated selection the trait evolves to the size that maximizes the equilibrium "
         "population (minimizes d/b): x* = sqrt(1 + 1/c) - 1",
@@ -343,7 +331,7 @@ def check_mutation_selection_balance(sim: Simulation) -> list[Check]:
     )
     reference = "Kimura (1965); Crow & Kimura (1970); Lande (1975)"
     return [
-        make_check(
+        _check(
             "mutation_selection_balance",
             "Mutation against stabilizing selection keeps a trait variance V = sqrt(U sigma^2 / (2 s))",
             reference,
@@ -352,7 +340,7 @@ def check_mutation_selection_balance(sim: Simulation) -> list[Check]:
             np.exp(worst) < 1.25,
             caveat,
         ),
-        make_check(
+        _check(
             "variance_grows_with_mutation_step",
             "The standing trait variance grows in proportion to the mutation step size (log-log slope 1)",
             reference,

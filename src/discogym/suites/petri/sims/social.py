@@ -8,13 +8,14 @@ scales about 1/(2 epsilon) (Deffuant et al. 2000; Weisbuch et al. 2002).
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 from scipy import special, stats
 
-from discogym.suites.petri.sims.base import Check, Param, Simulation, replicate_rngs
+from discogym.suites.petri.sims.base import Check, Param, Simulation, make_check, replicate_rngs
 
 CLUSTER_GAP = 0.01
 """Sorted final opinions are split into clusters wherever two consecutive opinions differ by more than this."""
@@ -262,18 +263,7 @@ _SYNC_CAVEAT = (
 )
 
 
-def _check(name: str, claim: str, reference: str, measured: float, threshold: str, passed: bool, caveat: str) -> Check:
-    """A Check of this simulation."""
-    return Check(
-        simulation="social",
-        name=name,
-        claim=claim,
-        reference=reference,
-        measured=float(measured),
-        threshold=threshold,
-        passed=bool(passed),
-        caveat=caveat,
-    )
+_check = partial(make_check, "social")  # a Check of this simulation
 
 
 def _check_eps_tenth(clusters: np.ndarray) -> Check:
