@@ -11,8 +11,8 @@ import argparse
 import time
 from collections.abc import Callable
 
-from discogym.suites.petri.sims import SIMULATIONS
 from discogym.suites.petri.sims.base import Simulation
+from discogym.suites.petri.sims.registry import SIMULATIONS
 
 SEEDS = list(range(12))
 

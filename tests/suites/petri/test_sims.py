@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from discogym.core.errors import UserError
-from discogym.suites.petri.sims import SIMULATIONS, get_simulation
+from discogym.suites.petri.sims.registry import SIMULATIONS, get_simulation
 from tests.conftest import REPO, cli_environment
 
 NAMES = sorted(SIMULATIONS)
@@ -48,7 +48,7 @@ def test_unknown_simulations_parameters_and_values_are_user_errors():
 
 _PRINT_ALL = f"""
 import json
-from discogym.suites.petri.sims import SIMULATIONS
+from discogym.suites.petri.sims.registry import SIMULATIONS
 print(json.dumps({{name: sim.run({{}}, {SEEDS}).tolist() for name, sim in sorted(SIMULATIONS.items())}}))
 """
 

@@ -10,10 +10,24 @@ from rich.table import Table
 
 from discogym.core.console import JsonOption, fail, print_json, stderr, stdout, user_errors
 from discogym.core.errors import UserError
-from discogym.suites.petri.sims import SIMULATIONS, get_simulation
 from discogym.suites.petri.sims.base import Check, Simulation
 
 EXIT_VALIDATION_FAILED = 1
+
+
+def simulations() -> dict[str, Simulation]:
+    """Every simulation by name (imported when a command runs: the simulations load scipy, which is slow)."""
+    from discogym.suites.petri.sims.registry import SIMULATIONS
+
+    return SIMULATIONS
+
+
+def get_simulation(name: str) -> Simulation:
+    """The simulation called ``name``, or a UserError listing them."""
+    from discogym.suites.petri.sims import registry
+
+    return registry.get_simulation(name)
+
 
 app = typer.Typer(
     help="petri-bench maintenance: simulations, their parameter spaces and literature checks.",
@@ -42,7 +56,7 @@ def sims_command(
 ) -> None:
     """The simulations: metrics, target, and every parameter with its legal range, control value and role."""
     with user_errors():
-        chosen = [get_simulation(name)] if name else list(SIMULATIONS.values())
+        chosen = [get_simulation(name)] if name else list(simulations().values())
     if as_json:
         print_json({"simulations": [simulation_document(sim) for sim in chosen]})
         return
@@ -139,7 +153,7 @@ def validate(
 ) -> None:
     """Reproduce the literature results the simulations are validated against; exit 1 if a check fails."""
     with user_errors():
-        names = sims or list(SIMULATIONS)
+        names = sims or list(simulations())
         for name in names:
             get_simulation(name)
         if plots is not None:
