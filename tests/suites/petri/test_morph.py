@@ -16,17 +16,6 @@ SEEDS = list(range(12))
 TARGET = SIM.metrics.index(SIM.target)
 
 
-@pytest.fixture(scope="module")
-def control_values() -> np.ndarray:
-    return SIM.run({}, SEEDS)
-
-
-@pytest.fixture(scope="module")
-def validation(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Check], Path]:
-    plot_dir = tmp_path_factory.mktemp("plots")
-    return SIM.validate(plot_dir), plot_dir
-
-
 def _params(role: str) -> list[Param]:
     return [param for param in SIM.params if param.role == role]
 

@@ -1,29 +1,16 @@
 """The origin simulation: model invariants, determinism, the driver/decoy contract and the literature checks."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
 from discogym.core.errors import UserError
 from discogym.suites.petri.sims import origin
-from discogym.suites.petri.sims.base import Check, Param
+from discogym.suites.petri.sims.base import Param
 from discogym.suites.petri.sims.origin import SIMULATION as SIM
 
 SEEDS = list(range(12))
 TARGET = SIM.metrics.index(SIM.target)
-
-
-@pytest.fixture(scope="module")
-def control_values() -> np.ndarray:
-    return SIM.run({}, SEEDS)
-
-
-@pytest.fixture(scope="module")
-def validation(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Check], Path]:
-    plot_dir = tmp_path_factory.mktemp("plots")
-    return SIM.validate(plot_dir), plot_dir
 
 
 def _params(role: str) -> list[Param]:

@@ -159,12 +159,6 @@ def test_mu_changes_convergence_time_in_the_right_direction() -> None:
     assert slow > 1.5 * fast
 
 
-@pytest.fixture(scope="module")
-def validation(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Check], Path]:
-    plot_dir = tmp_path_factory.mktemp("social_plot")
-    return SIM.validate(plot_dir), plot_dir
-
-
 def test_validate_passes_every_check(validation: tuple[list[Check], Path]) -> None:
     checks, _ = validation
     assert len(checks) >= 4
