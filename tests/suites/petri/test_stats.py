@@ -3,19 +3,34 @@
 import numpy as np
 import pytest
 
-from discogym.suites.petri.stats import cliffs_delta, compare, holm, mann_whitney_p, relative_change, sign_flip_p
+from discogym.suites.petri.stats import (
+    cliffs_delta,
+    compare,
+    holm,
+    holm_rows,
+    mann_whitney_p,
+    relative_change,
+    sign_flip_p,
+)
 
 
 def test_holm_adjusts_in_step_down_order_and_keeps_the_input_order():
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
     assert holm([0.6, 0.7]) == pytest.approx([1.0, 1.0])  # capped at 1 and monotone
+    rows = holm_rows(np.array([[0.01, 0.04, 0.03], [0.5, 0.001, 0.2]]))
+    assert rows[0] == pytest.approx([0.03, 0.06, 0.06]) and rows[1] == pytest.approx([0.5, 0.003, 0.4])
 
 
 def test_mann_whitney_matches_the_asymptotic_reference_values():
     separated = mann_whitney_p(np.arange(12.0), np.arange(12.0) + 100)
     assert separated == pytest.approx(3.658e-5, rel=1e-3)  # the smallest p of 12 vs 12 without ties
     assert mann_whitney_p(np.full(12, 2.0), np.full(12, 2.0)) == 1.0
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(5, 12, 3)), rng.normal(size=(5, 12, 3)) + 0.5
+    batched = mann_whitney_p(a, b, axis=1)  # one p per (row, metric), as one by one
+    assert batched.shape == (5, 3)
+    assert all(batched[i, j] == mann_whitney_p(a[i, :, j], b[i, :, j]) for i in range(5) for j in range(3))
 
 
 def test_cliffs_delta_and_relative_change():

@@ -178,3 +178,59 @@ def validate(
             stdout.print(f"plot: {path}", highlight=False)
     if passed < len(checks):
         fail(f"{len(checks) - passed} of {len(checks)} validation checks failed", EXIT_VALIDATION_FAILED)
+
+
+@app.command()
+def generate(
+    name: Annotated[str, typer.Argument(metavar="SIM", help="market, swarm, origin, morph or social.")],
+    tier: Annotated[str, typer.Option(help="L1, L2 or L3.")] = "L1",
+    seed: Annotated[int, typer.Option(min=0, help="The task seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Generate one verified mystery world (its ground truth included: for maintainers, not agents)."""
+    from discogym.suites.petri.generate import Tier, generate_task
+
+    with user_errors():
+        tiers: dict[str, Tier] = {"L1": "L1", "L2": "L2", "L3": "L3"}
+        if tier not in tiers:
+            raise UserError(f"--tier takes L1, L2 or L3, got {tier!r}")
+        spec = generate_task(get_simulation(name), tiers[tier], seed)
+    if as_json:
+        print_json(spec.model_dump(mode="json"))
+        return
+    stdout.print_json(spec.model_dump_json())
+
+
+SetsOption = Annotated[list[str] | None, typer.Option("--set", help="Only this frozen set (repeatable).")]
+
+
+@app.command()
+def freeze(sets: SetsOption = None) -> None:
+    """Regenerate the frozen task sets from their seeds and write their JSON files."""
+    from discogym.suites.petri import frozen
+
+    with user_errors():
+        for name in sets or frozen.set_names():
+            stderr.print(f"freezing {name} ...", highlight=False)
+            stdout.print(f"wrote {frozen.freeze(name)}", highlight=False)
+
+
+@app.command()
+def verify(sets: SetsOption = None, as_json: JsonOption = False) -> None:
+    """Regenerate every frozen task from its seed and check the committed files byte for byte; exit 1 if not."""
+    from discogym.suites.petri import frozen
+
+    with user_errors():
+        results = {}
+        for name in sets or frozen.set_names():
+            stderr.print(f"verifying {name} ...", highlight=False)
+            results[name] = frozen.verify(name)
+    if as_json:
+        print_json({"sets": {name: {"identical": not bad, "differing": bad} for name, bad in results.items()}})
+    else:
+        for name, bad in results.items():
+            verdict = "identical" if not bad else "DIFFERS: " + ", ".join(bad)
+            stdout.print(f"{name}: {verdict}", highlight=False)
+    failed = [name for name, bad in results.items() if bad]
+    if failed:
+        fail(f"frozen sets differ from their regeneration: {', '.join(failed)}", EXIT_VALIDATION_FAILED)

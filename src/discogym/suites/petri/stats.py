@@ -15,21 +15,25 @@ ALPHA = 0.05
 
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm-Bonferroni adjusted p-values, in the order given (monotone, capped at 1)."""
-    p = np.asarray(p_values, dtype=float)
-    order = np.argsort(p, kind="stable")
-    adjusted = np.empty_like(p)
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[index]))
-        adjusted[index] = running
-    return [float(v) for v in adjusted]
+    return [float(v) for v in holm_rows(np.asarray(p_values, dtype=float)[None, :])[0]]
 
 
-def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided Mann-Whitney U p-value (scipy's default: asymptotic with tie and continuity correction for
-    12 vs 12); 1.0 where it is undefined."""
-    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    return p if np.isfinite(p) else 1.0
+def holm_rows(p: np.ndarray) -> np.ndarray:
+    """Holm-Bonferroni adjustment of each row of ``p`` (rows: families, columns: tests)."""
+    count = p.shape[-1]
+    order = np.argsort(p, axis=-1, kind="stable")
+    ranked = np.take_along_axis(p, order, axis=-1) * (count - np.arange(count))
+    stepped = np.minimum(np.maximum.accumulate(ranked, axis=-1), 1.0)
+    adjusted = np.empty_like(stepped)
+    np.put_along_axis(adjusted, order, stepped, axis=-1)
+    return adjusted
+
+
+def mann_whitney_p(a: np.ndarray, b: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Two-sided Mann-Whitney U p-values along ``axis`` (scipy's default method: asymptotic with tie and
+    continuity correction for 12 vs 12); 1.0 where undefined."""
+    p = np.asarray(mannwhitneyu(a, b, alternative="two-sided", axis=axis).pvalue, dtype=float)
+    return np.where(np.isfinite(p), p, 1.0)
 
 
 def cliffs_delta(a: np.ndarray, b: np.ndarray) -> float:
@@ -64,7 +68,7 @@ class MetricComparison(BaseModel):
 def compare(values_a: np.ndarray, values_b: np.ndarray, metrics: Sequence[str]) -> list[MetricComparison]:
     """Every metric of two groups of replicates (rows: replicates, columns: ``metrics``), Holm-adjusted across
     the metric vector, significance at ``ALPHA``."""
-    raw = [mann_whitney_p(values_a[:, i], values_b[:, i]) for i in range(len(metrics))]
+    raw = [float(p) for p in mann_whitney_p(values_a, values_b, axis=0)]
     adjusted = holm(raw)
     return [
         MetricComparison(

@@ -1,0 +1,97 @@
+"""The frozen task sets: what each holds, their committed JSON files, and checking them against regeneration."""
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from discogym.core.errors import UserError
+from discogym.suites.petri.generate import PetriTaskSpec, Tier, generate_task
+from discogym.suites.petri.sims.registry import get_simulation
+
+TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+SIMS = ("market", "swarm", "origin", "morph", "social")
+
+# (tier, simulation, seed) of every task of every frozen set; a task's id is SIMULATION-SEED.
+FROZEN_SETS: dict[str, list[tuple[Tier, str, int]]] = {
+    "pilot-v0": [("L1", sim, 1) for sim in SIMS] + [("L1", "market", 2)],
+    "core-v0": [("L1", sim, seed) for sim in SIMS for seed in (101, 102)],
+    "l2-v0": [("L2", sim, seed) for sim in SIMS for seed in (201, 202)],
+    "l3-v0": [("L3", sim, seed) for sim in SIMS for seed in (301, 302)],
+}
+
+
+class FrozenSet(BaseModel):
+    """The file of one frozen set."""
+
+    name: str
+    tasks: list[PetriTaskSpec]
+
+
+def set_path(name: str) -> Path:
+    """Where the frozen set ``name`` is committed."""
+    return TASKS_DIR / f"{name}.json"
+
+
+def set_names() -> list[str]:
+    """The frozen sets, in their documented order."""
+    return list(FROZEN_SETS)
+
+
+def _check_name(name: str) -> None:
+    if name not in FROZEN_SETS:
+        raise UserError(f"unknown task set '{name}'; sets: {', '.join(FROZEN_SETS)}")
+
+
+def generate_set(name: str) -> FrozenSet:
+    """Generate every task of the set ``name`` from its seeds."""
+    _check_name(name)
+    tasks = [generate_task(get_simulation(sim), tier, seed, name) for tier, sim, seed in FROZEN_SETS[name]]
+    return FrozenSet(name=name, tasks=tasks)
+
+
+def _canonical(task: PetriTaskSpec) -> str:
+    return json.dumps(task.model_dump(mode="json"), sort_keys=True)
+
+
+def render(frozen: FrozenSet) -> str:
+    """The canonical text of a frozen set's file: sorted keys, one-space indent, a final newline."""
+    return json.dumps(frozen.model_dump(mode="json"), sort_keys=True, indent=1) + "\n"
+
+
+def load_set(name: str) -> FrozenSet:
+    """The committed frozen set ``name``."""
+    _check_name(name)
+    path = set_path(name)
+    try:
+        return FrozenSet.model_validate_json(path.read_bytes())
+    except OSError as err:
+        raise UserError(f"frozen set {name} is missing ({path}: {err.strerror}); run discogym petri freeze") from None
+    except ValidationError as err:
+        raise UserError(f"{path} is not a valid frozen set ({err.error_count()} problems)") from None
+
+
+def freeze(name: str) -> Path:
+    """Regenerate the set ``name`` and write its file."""
+    path = set_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(generate_set(name)), encoding="utf-8")
+    return path
+
+
+def verify(name: str) -> list[str]:
+    """Regenerate the set ``name`` and compare the committed file with it byte for byte; return the ids of the
+    tasks that differ (all of them when the tasks differ in number; none when only the file's layout does,
+    which still fails the byte comparison and is reported as the set's name)."""
+    committed = load_set(name)
+    regenerated = generate_set(name)
+    if set_path(name).read_text(encoding="utf-8") == render(regenerated):
+        return []
+    if len(committed.tasks) != len(regenerated.tasks):
+        return [task.id for task in regenerated.tasks]
+    differing = [
+        new.id
+        for old, new in zip(committed.tasks, regenerated.tasks, strict=True)
+        if _canonical(old) != _canonical(new)
+    ]
+    return differing or [name]
