@@ -1,0 +1,195 @@
+"""The blind experiment harness: a mystery world as an environment with four tools.
+
+`experiment` and `probe` return statistics only (group means, relative change, Mann-Whitney U p-value
+Holm-adjusted across the metric vector, significance, Cliff's delta) and never echo a resolved configuration;
+together they may be called 8 times. `claim` is free book-keeping; `submit` ends the episode. Invalid
+arguments (an unknown parameter or metric, a value outside its legal range) get a clear error and spend no
+budget. Every experiment runs on the task's 12 replicate seeds, shared by both arms.
+"""
+
+import json
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from discogym.core.env import Env, Limits
+from discogym.core.errors import ToolError, UserError
+from discogym.core.tools import Tool, ToolArgs, ToolResult, tool
+from discogym.suites.petri.generate import PetriTaskSpec
+from discogym.suites.petri.sims.base import Simulation
+from discogym.suites.petri.stats import MetricComparison, compare
+
+BUDGET = 8
+EXPERIMENT_HELP = "Run a replicated A/B between two configs; returns statistics only (no configs echoed)."
+PROBE_HELP = "Compare a guessed config against the hidden world; a non-significant result means your guess matches."
+CONFIG_HELP = 'parameter overrides on the control, e.g. {"noise": 2.5} (omit a parameter to leave it at control)'
+TIER_GOALS = {
+    "L1": "ONE parameter was changed. Identify which, and whether it pushes the target metric UP or DOWN.",
+    "L2": (
+        "ONE parameter was changed. Identify which, whether it pushes the target metric UP or DOWN, and the "
+        "magnitude of the effect by the relative change of the target metric's mean: small 10-35%, medium "
+        "35-75%, large 75% or more."
+    ),
+    "L3": (
+        "TWO parameters were changed together. Identify BOTH, and the SIGN of their interaction: positive if "
+        "the combined effect exceeds the sum of the individual effects, otherwise negative."
+    ),
+}
+
+
+class ExperimentArgs(ToolArgs):
+    """Arguments of ``experiment``."""
+
+    config_a: dict[str, float] = Field(default_factory=dict, description=f"arm A: {CONFIG_HELP}")
+    config_b: dict[str, float] = Field(default_factory=dict, description=f"arm B: {CONFIG_HELP}")
+    metric: str | None = Field(default=None, description="the metric to report (default: the target metric)")
+
+
+class ProbeArgs(ToolArgs):
+    """Arguments of ``probe``."""
+
+    guess: dict[str, float] = Field(default_factory=dict, description=f"your guessed world: {CONFIG_HELP}")
+    metric: str | None = Field(default=None, description="the metric to report (default: the target metric)")
+
+
+class ClaimArgs(ToolArgs):
+    """Arguments of ``claim``."""
+
+    parameter: str = Field(description="a candidate parameter")
+    effect: Literal["up", "down", "none"] = Field(description="its effect on the target metric")
+
+
+class SubmitL1(ToolArgs):
+    """The L1 answer."""
+
+    parameter: str = Field(description="the changed parameter")
+    direction: Literal["up", "down"] = Field(description="its effect on the target metric")
+
+
+class SubmitL2(SubmitL1):
+    """The L2 answer."""
+
+    magnitude: Literal["small", "medium", "large"] = Field(description="|relative change| class of the target")
+
+
+class SubmitL3(ToolArgs):
+    """The L3 answer."""
+
+    parameters: list[str] = Field(min_length=2, max_length=2, description="the two changed parameters")
+    interaction: Literal["positive", "negative"] = Field(description="the sign of their interaction")
+
+
+SUBMIT_MODELS: dict[str, type[ToolArgs]] = {"L1": SubmitL1, "L2": SubmitL2, "L3": SubmitL3}
+
+
+def describe(row: MetricComparison, label_a: str, label_b: str) -> str:
+    """An experiment's result as the agent reads it: statistics only."""
+    verdict = "significant" if row.significant else "not significant"
+    return (
+        f"metric {row.metric}: mean {label_a} {row.mean_a:.6g}, mean {label_b} {row.mean_b:.6g}, "
+        f"relative change {row.relative_change:+.2%}; Mann-Whitney U p = {row.p_value:.4g}, "
+        f"Holm-adjusted across the metric vector p = {row.p_holm:.4g} ({verdict} at alpha 0.05); "
+        f"Cliff's delta {row.cliffs_delta:+.3f}"
+    )
+
+
+class PetriEnv(Env):
+    """One mystery world."""
+
+    limits = Limits(max_steps=40)
+
+    def __init__(self, task: PetriTaskSpec, sim: Simulation) -> None:
+        self.task = task
+        self.sim = sim
+        self.spent = 0
+        self.submission: dict[str, Any] | None = None
+        self._control_cache: np.ndarray | None = None
+        declared = self._declared_tools
+        submit = Tool("submit", declared["submit"].description, SUBMIT_MODELS[task.tier], declared["submit"].method)
+        self._tools = [declared["experiment"], declared["probe"], declared["claim"], submit]
+
+    def brief(self) -> str:
+        control = json.dumps(self.task.control, sort_keys=True)
+        return (
+            f"model: {self.task.simulation}\n"
+            f"target metric: {self.task.target}\n"
+            f"metrics: {', '.join(self.sim.metrics)}\n"
+            f"control config: {control}\n"
+            f"the changed parameter is one of: {', '.join(self.task.candidates)}\n"
+            f"experiment budget: {BUDGET} calls (experiment and probe together)\n\n"
+            f"{TIER_GOALS[self.task.tier]}\n"
+            "Run experiments (change ONE parameter vs the control), then submit."
+        )
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools)
+
+    def _metric(self, metric: str | None) -> str:
+        chosen = metric or self.task.target
+        if chosen not in self.sim.metrics:
+            raise ToolError(f"unknown metric {chosen!r}; metrics: {', '.join(self.sim.metrics)}")
+        return chosen
+
+    def _checked(self, overrides: dict[str, float]) -> dict[str, float]:
+        try:
+            self.sim.resolve(overrides)
+        except UserError as err:
+            raise ToolError(str(err)) from None
+        return overrides
+
+    def _spend(self) -> None:
+        if self.spent >= BUDGET:
+            raise ToolError(f"the budget of {BUDGET} experiment and probe calls is spent; submit your answer")
+        self.spent += 1
+
+    def _run(self, overrides: dict[str, float]) -> np.ndarray:
+        if not overrides:
+            if self._control_cache is None:
+                self._control_cache = self.sim.run({}, self.task.replicate_seeds)
+            return self._control_cache
+        return self.sim.run(overrides, self.task.replicate_seeds)
+
+    def _result(self, values_a: np.ndarray, values_b: np.ndarray, metric: str, labels: tuple[str, str]) -> ToolResult:
+        rows = compare(values_a, values_b, self.sim.metrics)
+        row = rows[self.sim.metrics.index(metric)]
+        left = BUDGET - self.spent
+        text = f"{describe(row, *labels)}\n({left} of {BUDGET} experiment/probe calls left)"
+        return ToolResult(text=text, data={"comparison": row.model_dump(), "spent": self.spent})
+
+    @tool(ExperimentArgs, description=EXPERIMENT_HELP)
+    def experiment(self, args: ExperimentArgs) -> ToolResult:
+        metric = self._metric(args.metric)
+        config_a, config_b = self._checked(args.config_a), self._checked(args.config_b)
+        self._spend()
+        return self._result(self._run(config_a), self._run(config_b), metric, ("A", "B"))
+
+    @tool(ProbeArgs, description=PROBE_HELP)
+    def probe(self, args: ProbeArgs) -> ToolResult:
+        metric = self._metric(args.metric)
+        guess = self._checked(args.guess)
+        self._spend()
+        hidden = self.sim.run(self.task.changed, self.task.replicate_seeds)
+        return self._result(self._run(guess), hidden, metric, ("guess", "hidden world"))
+
+    @tool(ClaimArgs, description="Record a belief about one parameter's effect (optional book-keeping).")
+    def claim(self, args: ClaimArgs) -> ToolResult:
+        if args.parameter not in self.task.candidates:
+            raise ToolError(f"unknown candidate {args.parameter!r}; candidates: {', '.join(self.task.candidates)}")
+        return ToolResult(text=f"recorded: {args.parameter} {args.effect}", data={"claim": args.model_dump()})
+
+    @tool(SubmitL1, description="Submit your final answer; ends the episode.")
+    def submit(self, args: ToolArgs) -> ToolResult:
+        answer = args.model_dump()
+        named = answer.get("parameters") or [answer["parameter"]]
+        unknown = [name for name in named if name not in self.task.candidates]
+        if unknown:
+            raise ToolError(f"unknown candidate {unknown[0]!r}; candidates: {', '.join(self.task.candidates)}")
+        if len(set(named)) != len(named):
+            raise ToolError("name two different parameters")
+        self.submission = answer
+        self.finish("submitted")
+        return ToolResult(text="answer recorded; the episode is over", data={"submission": answer})
+
+    def outcome(self) -> dict[str, Any]:
+        return {"submission": self.submission, "spent": self.spent}

@@ -1,0 +1,95 @@
+"""The blind experiment harness: statistics only, the budget, clear errors, and no ground truth in sight."""
+
+import json
+import re
+
+import pytest
+
+from discogym.suites.petri import frozen
+from discogym.suites.petri.env import BUDGET, PetriEnv
+from discogym.suites.petri.generate import PetriTaskSpec
+from discogym.suites.petri.sims.registry import get_simulation
+
+
+def task(set_name: str = "pilot-v0", simulation: str = "market") -> PetriTaskSpec:
+    return next(t for t in frozen.load_set(set_name).tasks if t.simulation == simulation)
+
+
+def make_env(spec: PetriTaskSpec) -> PetriEnv:
+    return PetriEnv(spec, get_simulation(spec.simulation))
+
+
+def hidden_strings(spec: PetriTaskSpec) -> list[str]:
+    """Texts that would give the answer away if an agent saw them: the hidden world's values (the answers'
+    words, up/down and the like, are in every tool's schema as the options to choose from)."""
+    values = [json.dumps(spec.changed), *(json.dumps(v) for v in spec.changed.values())]
+    return [v for v in values if v not in json.dumps(spec.control)]
+
+
+@pytest.mark.parametrize("set_name", ["pilot-v0", "l2-v0", "l3-v0"])
+def test_no_ground_truth_in_the_brief_tools_or_results(set_name):
+    spec = task(set_name)
+    env = make_env(spec)
+    seen = [env.brief(), json.dumps([t.model_dump() for t in env.tool_specs()])]
+    for name in spec.candidates:
+        seen.append(env.call("experiment", {"config_b": {name: spec.reference_values[name]}}).text)
+    seen.append(env.call("probe", {"guess": {}}).text)
+    seen.append(env.call("claim", {"parameter": spec.candidates[0], "effect": "up"}).text)
+    for text in seen:
+        for secret in hidden_strings(spec):  # as a whole number, not a digit run inside another one
+            assert re.search(rf"(?<![0-9.]){re.escape(secret)}(?![0-9])", text) is None, (secret, text)
+    assert all(name in seen[0] for name in spec.candidates) and spec.target in seen[0]
+
+
+def test_isolating_experiments_reproduce_the_verified_ground_truth():
+    spec = task("pilot-v0", "social")
+    env = make_env(spec)
+    for name in spec.candidates:
+        result = env.call("experiment", {"config_a": {}, "config_b": {name: spec.reference_values[name]}})
+        comparison = result.data["comparison"]
+        assert comparison["significant"] == (name in spec.changed)
+        assert comparison["p_holm"] == pytest.approx(spec.isolating_p_holm[name])
+        assert "configs" not in result.text and str(spec.reference_values[name]) not in result.text
+
+
+def test_the_budget_is_eight_experiment_and_probe_calls_and_mistakes_are_free():
+    spec = task()
+    env = make_env(spec)
+    mistakes = [
+        ("experiment", {"config_b": {"gravity": 1.0}}, "market has no parameter 'gravity'"),
+        ("experiment", {"config_b": {"price_impact": 99.0}}, "parameter 'price_impact' must lie in"),
+        ("experiment", {"metric": "happiness"}, "unknown metric 'happiness'; metrics: volatility"),
+        ("probe", {"guess": {"price_impact": "a lot"}}, "Input should be a valid number"),
+        ("claim", {"parameter": "gravity", "effect": "up"}, "unknown candidate 'gravity'"),
+        ("submit", {"parameter": "gravity", "direction": "up"}, "unknown candidate 'gravity'"),
+        ("submit", {"parameter": spec.candidates[0]}, "argument 'direction': Field required"),
+    ]
+    for name, args, message in mistakes:
+        result = env.call(name, args)
+        assert not result.ok and message in str(result.error), (name, result.error)
+    assert env.spent == 0
+    for i in range(BUDGET):
+        result = env.call("probe" if i % 2 else "experiment", {})
+        assert result.ok and f"{BUDGET - i - 1} of {BUDGET} experiment/probe calls left" in result.text
+    over = env.call("experiment", {})
+    assert not over.ok and "budget of 8 experiment and probe calls is spent" in str(over.error)
+    assert env.spent == BUDGET and not env.done
+    assert env.call("claim", {"parameter": spec.candidates[0], "effect": "none"}).ok  # claims are free
+    done = env.call("submit", {"parameter": spec.candidates[0], "direction": "up"})
+    assert done.ok and done.done and env.outcome()["submission"]["parameter"] == spec.candidates[0]
+
+
+def test_each_tier_takes_its_own_answer():
+    l2 = make_env(task("l2-v0"))
+    assert set(next(t for t in l2.tool_specs() if t.name == "submit").parameters["required"]) == {
+        "parameter", "direction", "magnitude",
+    }  # fmt: skip
+    l3_spec = task("l3-v0")
+    l3 = make_env(l3_spec)
+    first = l3_spec.candidates[0]
+    same = l3.call("submit", {"parameters": [first, first], "interaction": "positive"})
+    assert not same.ok and "two different parameters" in str(same.error)
+    one = l3.call("submit", {"parameters": [first], "interaction": "positive"})
+    assert not one.ok and "at least 2 items" in str(one.error)
+    both = l3.call("submit", {"parameters": l3_spec.candidates[:2], "interaction": "negative"})
+    assert both.ok and l3.done
