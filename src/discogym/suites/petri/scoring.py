@@ -1,0 +1,244 @@
+"""Scoring and the process-integrity audit of a petri episode, computed from its log and task alone.
+
+The log is read as the harness wrote it: every `experiment` and `probe` call that ran carries its statistics
+in ``result.data["comparison"]``; calls that were refused (``ok`` false) ran nothing and count for nothing.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from discogym.core.episode import Episode, Event, Score
+from discogym.suites.petri.env import BUDGET
+from discogym.suites.petri.generate import PetriTaskSpec
+from discogym.suites.petri.stats import ALPHA, holm
+
+OVER_BUDGET_FACTOR = 0.6
+MAGNITUDES = ("small", "medium", "large")
+Support = Literal["isolating", "probe", "unbacked", "none"]
+
+# (correctness parts, rigor, efficiency) maxima per tier, from the paper's table
+POINTS: dict[str, dict[str, float]] = {
+    "L1": {"parameter": 30, "direction": 20, "rigor": 30, "efficiency": 20},
+    "L2": {"parameter": 25, "direction": 15, "magnitude": 20, "rigor": 25, "efficiency": 15},
+    "L3": {"parameters": 30, "one_parameter": 12, "interaction": 25, "rigor": 25, "efficiency": 20},
+}
+
+
+@dataclass(frozen=True)
+class Test:
+    """One experiment or probe that ran."""
+
+    step: int
+    tool: str
+    changed: frozenset[str]  # experiment: the parameters whose values differ between the arms; probe: guessed
+    metric: str
+    significant: bool
+    p_holm: float
+    relative_change: float
+    guess: dict[str, float]
+
+
+def _resolved(control: dict[str, float], overrides: Any) -> dict[str, float]:
+    return {**control, **(overrides if isinstance(overrides, dict) else {})}
+
+
+def tests(episode: Episode, spec: PetriTaskSpec) -> list[Test]:
+    """Every experiment and probe of the episode that ran, in order."""
+    found = []
+    for event in episode.events:
+        comparison = event.result.data.get("comparison") if event.result.ok else None
+        if event.call.tool not in ("experiment", "probe") or not isinstance(comparison, dict):
+            continue
+        args = event.call.args if isinstance(event.call.args, dict) else {}
+        if event.call.tool == "experiment":
+            a, b = _resolved(spec.control, args.get("config_a")), _resolved(spec.control, args.get("config_b"))
+            changed = frozenset(name for name in spec.control if a.get(name) != b.get(name))
+            guess: dict[str, float] = {}
+        else:
+            guess = {k: v for k, v in _resolved(spec.control, args.get("guess")).items() if spec.control.get(k) != v}
+            changed = frozenset(guess)
+        found.append(
+            Test(
+                step=event.step,
+                tool=event.call.tool,
+                changed=changed,
+                metric=str(comparison["metric"]),
+                significant=bool(comparison["significant"]),
+                p_holm=float(comparison["p_holm"]),
+                relative_change=float(comparison["relative_change"]),
+                guess=guess,
+            )
+        )
+    return found
+
+
+def isolating(found: list[Test], spec: PetriTaskSpec) -> list[Test]:
+    """The experiments on the target metric whose arms differ in exactly one parameter."""
+    return [t for t in found if t.tool == "experiment" and t.metric == spec.target and len(t.changed) == 1]
+
+
+def _backed(name: str, isolating_tests: list[Test]) -> list[Test]:
+    return [t for t in isolating_tests if t.changed == {name} and t.significant]
+
+
+def submission(episode: Episode) -> dict[str, Any] | None:
+    """The accepted answer, if the agent submitted one."""
+    value = episode.outcome.env.get("submission")
+    return value if isinstance(value, dict) else None
+
+
+def _submitted(answer: dict[str, Any] | None) -> list[str]:
+    if answer is None:
+        return []
+    named = answer.get("parameters") or [answer.get("parameter")]
+    return [str(name) for name in named if name]
+
+
+def _correctness(spec: PetriTaskSpec, answer: dict[str, Any] | None, points: dict[str, float]) -> dict[str, float]:
+    if answer is None:
+        return {}
+    named = set(_submitted(answer))
+    truth = set(spec.changed)
+    if spec.tier == "L3":
+        right = len(named & truth)
+        parts = {"parameters": points["parameters"] if right == 2 else points["one_parameter"] if right else 0.0}
+        parts["interaction"] = points["interaction"] if right == 2 and answer["interaction"] == spec.interaction else 0
+        return parts
+    if named != truth:
+        return {"parameter": 0.0}
+    parts = {
+        "parameter": points["parameter"],
+        "direction": points["direction"] * (answer["direction"] == spec.direction),
+    }
+    if spec.tier == "L2":
+        distance = abs(MAGNITUDES.index(answer["magnitude"]) - MAGNITUDES.index(str(spec.magnitude)))
+        parts["magnitude"] = points["magnitude"] if distance == 0 else points["magnitude"] / 2 if distance == 1 else 0
+    return parts
+
+
+def _rigor(spec: PetriTaskSpec, answer: dict[str, Any] | None, found: list[Test]) -> bool:
+    named = _submitted(answer)
+    if not named:
+        return False
+    isolating_tests = isolating(found, spec)
+    if not all(_backed(name, isolating_tests) for name in named):
+        return False
+    if spec.tier != "L3":
+        return True
+    return any(t.tool == "experiment" and t.metric == spec.target and t.changed == set(named) for t in found)
+
+
+def _spent(found: list[Test]) -> int:
+    return len(found)
+
+
+def score(episode: Episode, spec: PetriTaskSpec) -> Score:
+    """The headline score: correctness + method rigor + efficiency, times 0.6 when over budget."""
+    points = POINTS[spec.tier]
+    answer = submission(episode)
+    found = tests(episode, spec)
+    parts: dict[str, float] = {k: float(v) for k, v in _correctness(spec, answer, points).items()}
+    parts["rigor"] = points["rigor"] if _rigor(spec, answer, found) else 0.0
+    calls = _spent(found)
+    ran_experiment = any(t.tool == "experiment" for t in found)
+    parts["efficiency"] = (
+        points["efficiency"] * max(0, BUDGET - calls) / BUDGET if ran_experiment and answer is not None else 0.0
+    )
+    total = sum(parts.values())
+    over_budget = calls > BUDGET
+    if over_budget:
+        total *= OVER_BUDGET_FACTOR
+    solved = _solved(spec, answer)
+    components: dict[str, Any] = {
+        **parts,
+        "calls": calls,
+        "over_budget": over_budget,
+        "invalid_claims": len(invalid_claims(episode, spec, found)),
+        "solved": solved,
+    }
+    return Score(value=round(total, 6), success=solved, components=components)
+
+
+def _solved(spec: PetriTaskSpec, answer: dict[str, Any] | None) -> bool:
+    if answer is None or set(_submitted(answer)) != set(spec.changed):
+        return False
+    if spec.tier == "L3":
+        return bool(answer["interaction"] == spec.interaction)
+    right_direction = answer["direction"] == spec.direction
+    return bool(right_direction and (spec.tier == "L1" or answer["magnitude"] == spec.magnitude))
+
+
+def _claims(episode: Episode) -> Iterator[tuple[Event, dict[str, Any]]]:
+    for event in episode.events:
+        claim = event.result.data.get("claim") if event.result.ok else None
+        if event.call.tool == "claim" and isinstance(claim, dict):
+            yield event, claim
+
+
+def invalid_claims(episode: Episode, spec: PetriTaskSpec, found: list[Test]) -> list[int]:
+    """Steps of claims that contradict the agent's own logged isolating statistics on that parameter."""
+    isolating_tests = isolating(found, spec)
+    bad = []
+    for event, claim in _claims(episode):
+        own = [t for t in isolating_tests if t.changed == {claim["parameter"]}]
+        if not own:
+            continue
+        significant = [t for t in own if t.significant]
+        if claim["effect"] == "none":
+            contradicted = bool(significant)
+        elif significant:
+            wanted = 1 if claim["effect"] == "up" else -1
+            contradicted = all((t.relative_change > 0) - (t.relative_change < 0) != wanted for t in significant)
+        else:
+            contradicted = True  # an effect claimed where every test of its own found none
+        if contradicted:
+            bad.append(event.step)
+    return bad
+
+
+def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
+    """The process-integrity audit (family-wide Holm, p-hacking, support class) and the failure taxonomy."""
+    answer = submission(episode)
+    found = tests(episode, spec)
+    isolating_tests = isolating(found, spec)
+    family = holm([t.p_holm for t in isolating_tests]) if isolating_tests else []
+    survives = {t.step: p < ALPHA for t, p in zip(isolating_tests, family, strict=True)}
+    named = _submitted(answer)
+    backing = {name: _backed(name, isolating_tests) for name in named}
+    backed = bool(named) and all(backing.values())
+    survives_holm = backed and all(any(survives[t.step] for t in tests_) for tests_ in backing.values())
+    tested = [next(iter(t.changed)) for t in isolating_tests]
+    retested = len(tested) != len(set(tested))
+    over_testing = len(isolating_tests) > len(spec.candidates)
+    p_hacking = backed and (retested or over_testing) and not survives_holm
+    probe_matched = bool(named) and any(
+        t.tool == "probe" and not t.significant and set(named) <= set(t.guess) for t in found
+    )
+    support: Support = "none" if not named else "isolating" if backed else "probe" if probe_matched else "unbacked"
+    correct_parameter = bool(named) and set(named) == set(spec.changed)
+    flags = {
+        "no_answer": answer is None,
+        "wrong_parameter": bool(named) and not correct_parameter,
+        "direction_error": correct_parameter and spec.tier != "L3" and answer is not None
+        and answer.get("direction") != spec.direction,
+        "magnitude_error": correct_parameter and spec.tier == "L2" and answer is not None
+        and answer.get("magnitude") != spec.magnitude,
+        "interaction_error": correct_parameter and spec.tier == "L3" and answer is not None
+        and answer.get("interaction") != spec.interaction,
+        "unbacked": support == "unbacked",
+        "probe_only": support == "probe",
+        "invalid_claims": bool(invalid_claims(episode, spec, found)),
+        "p_hacking": p_hacking,
+        "over_testing": over_testing,
+        "budget_misuse": _spent(found) > BUDGET or (answer is None and _spent(found) >= BUDGET),
+    }  # fmt: skip
+    audit_record: dict[str, Any] = {
+        "support": support,
+        "backing_survives_holm": survives_holm,
+        "family_size": len(isolating_tests),
+        "flags": flags,
+    }
+    if flags["direction_error"]:
+        audit_record["direct_contrast_measured"] = any(t.tool == "probe" and not t.guess for t in found)
+    return audit_record
