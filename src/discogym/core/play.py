@@ -240,6 +240,9 @@ def _start_agent(recorder: EpisodeRecorder) -> Agent:
         agent = make_agent(recorder.suite, recorder.planned.agent)
         recorder.agent_settings = json_safe(dict(agent.settings()))
     context = recorder.context()
+    if recorder.planned.agent.name in recorder.suite.reference_agents():
+        with recorder.blame(ENV_ERROR):
+            context.hints = json_safe(dict(recorder.suite.solver_hints(recorder.planned.task)))
     with recorder.blame(AGENT_ERROR):
         agent.start(context)
     return agent

@@ -52,6 +52,11 @@ class Suite(ABC):
     def score(self, episode: Episode) -> Score:
         """The episode's score, computed from the episode alone."""
 
+    def solver_hints(self, task: Task) -> dict[str, object]:
+        """Privileged knowledge given to the suite's own reference solvers only (``AgentContext.hints``), never
+        to other agents: e.g. petri's curated informative test values, which the paper's reference knows."""
+        return {}
+
     def audit(self, episode: Episode) -> dict[str, object]:
         """Flags about how the agent worked (e.g. p-hacking); computed from the episode alone."""
         return {}

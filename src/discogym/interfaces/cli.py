@@ -55,7 +55,9 @@ def suite_document(suite: Suite) -> dict[str, Any]:
 @app.command("list")
 def list_command(
     suite: Annotated[str | None, typer.Argument(help="A suite whose tasks to list.")] = None,
-    split: Annotated[str | None, typer.Option(help="The task set (default: the suite's first).")] = None,
+    split: Annotated[
+        str | None, typer.Option("--split", "--set", help="The task set (default: the suite's first).")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the suites, or the tasks of one suite."""
@@ -189,7 +191,9 @@ def report_incomplete(summary: RunSummary) -> None:
 def run(
     suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
     agent: Annotated[list[str] | None, typer.Option(help="Agent(s) to run; default: reference.")] = None,
-    split: Annotated[str | None, typer.Option(help="Task set (default: the suite's first).")] = None,
+    split: Annotated[
+        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
+    ] = None,
     task: Annotated[
         list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
     ] = None,
@@ -322,7 +326,9 @@ def mcp_command(
     transport: Annotated[Transport, typer.Option(help="stdio (one client) or streamable HTTP.")] = Transport.stdio,
     host: Annotated[str, typer.Option(help="Address to listen on (http).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on (http).")] = 8765,
-    split: Annotated[str | None, typer.Option(help="Task set (default: the suite's first).")] = None,
+    split: Annotated[
+        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
+    ] = None,
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episodes' seeds derive from.")] = 0,
     out: Annotated[Path | None, typer.Option(help="Run directory for the episodes (default: runs/mcp/SUITE).")] = None,
 ) -> None:

@@ -1,0 +1,167 @@
+"""The reference solvers: `random` (a seeded guess, no experiments), `ofat` (one isolating test per candidate at
+its curated informative value, a probe of control against the hidden world at L2, the combined cell at L3),
+`adaptive` (ofat that stops testing once the answer is found) and `ofat-rand` (ofat with test values drawn
+uniformly from each legal range: the privileged-value ablation; ``--agent-opt salt=N`` for other draws).
+
+They read the task's candidates, tier and, for ofat and adaptive, the curated values from the suite's solver
+hints, and the statistics from the harness's results.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
+from discogym.core.errors import UserError
+from discogym.core.seeding import derive_seed
+from discogym.core.tools import ToolCall
+from discogym.suites.petri.generate import magnitude_class
+
+
+class _Sweep(Agent):
+    """One isolating experiment per candidate, then the tier's follow-up, then the answer."""
+
+    stop_early = False
+
+    def __init__(self, values: str = "curated", salt: int = 0) -> None:
+        self.values = values
+        self.salt = salt
+        self.hints: dict[str, Any] = {}
+        self.rng = np.random.default_rng(0)
+
+    def start(self, context: AgentContext) -> None:
+        self.hints = context.hints
+        self.rng = np.random.default_rng(derive_seed(context.seed, "ofat-rand", self.salt))
+
+    def settings(self) -> dict[str, Any]:
+        return {"values": self.values, "salt": self.salt, "stop_early": self.stop_early}
+
+    def _value(self, name: str) -> float:
+        if self.values == "curated":
+            return float(self.hints["reference_values"][name])
+        low, high, kind = self.hints["ranges"][name]
+        value = float(self.rng.uniform(low, high))
+        return float(round(value)) if kind == "int" else value
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        candidates: list[str] = list(self.hints["candidates"])
+        tier: str = self.hints["tier"]
+        isolating = {next(iter(_config_b(t))): t for t in history if _is_isolating(t)}
+        significant = [name for name in candidates if name in isolating and _significant(isolating[name])]
+        wanted = 2 if tier == "L3" else 1
+        done_testing = len(isolating) == len(candidates) or (self.stop_early and len(significant) >= wanted)
+        if not done_testing:
+            name = next(name for name in candidates if name not in isolating)
+            return AgentDecision(call=ToolCall(tool="experiment", args={"config_b": {name: self._value(name)}}))
+        # the significant candidates first, then by p-value: always as many as the tier asks for
+        chosen = sorted(candidates, key=lambda n: (n not in significant, _p(isolating.get(n)), n))[:wanted]
+        follow_up = _follow_up(tier, chosen, isolating, history)
+        if follow_up is not None:
+            return AgentDecision(call=follow_up)
+        return AgentDecision(call=ToolCall(tool="submit", args=_answer(tier, chosen, isolating, history)))
+
+
+def _is_isolating(turn: Turn) -> bool:
+    return turn.call.tool == "experiment" and turn.result.ok and len(_config_b(turn)) == 1
+
+
+def _comparison(turn: Turn | None) -> dict[str, Any]:
+    data = turn.result.data.get("comparison") if turn is not None else None
+    return data if isinstance(data, dict) else {}
+
+
+def _significant(turn: Turn) -> bool:
+    return bool(_comparison(turn).get("significant"))
+
+
+def _p(turn: Turn | None) -> float:
+    return float(_comparison(turn).get("p_holm", 1.0))
+
+
+def _follow_up(tier: str, chosen: list[str], isolating: dict[str, Turn], history: Sequence[Turn]) -> ToolCall | None:
+    if tier == "L2" and not any(t.call.tool == "probe" for t in history):
+        return ToolCall(tool="probe", args={"guess": {}})
+    if tier == "L3" and not any(t.call.tool == "experiment" and len(_config_b(t)) == 2 for t in history):
+        combined = {name: _config_b(isolating[name])[name] for name in chosen if name in isolating}
+        return ToolCall(tool="experiment", args={"config_b": combined}) if len(combined) == 2 else None
+    return None
+
+
+def _config_b(turn: Turn) -> dict[str, float]:
+    args = turn.call.args if isinstance(turn.call.args, dict) else {}
+    config = args.get("config_b")
+    return dict(config) if isinstance(config, dict) else {}
+
+
+def _answer(tier: str, chosen: list[str], isolating: dict[str, Turn], history: Sequence[Turn]) -> dict[str, Any]:
+    if tier == "L3":
+        combined = next((t for t in history if t.call.tool == "experiment" and len(_config_b(t)) == 2), None)
+        cells = [_comparison(isolating.get(name)) for name in chosen]
+        both = _comparison(combined)
+        base = float(both.get("mean_a", 0.0))
+        contrast = float(both.get("mean_b", 0.0)) - sum(float(c.get("mean_b", base)) for c in cells) + base
+        return {"parameters": chosen, "interaction": "positive" if contrast > 0 else "negative"}
+    change = float(_comparison(isolating.get(chosen[0])).get("relative_change", 0.0))
+    answer: dict[str, Any] = {"parameter": chosen[0], "direction": "up" if change > 0 else "down"}
+    if tier == "L2":
+        probe = next((t for t in history if t.call.tool == "probe" and t.result.ok), None)
+        answer["magnitude"] = magnitude_class(float(_comparison(probe).get("relative_change", 0.0))) or "small"
+    return answer
+
+
+class Adaptive(_Sweep):
+    """ofat with early stopping: testing ends once the tier's answer has tested significant."""
+
+    stop_early = True
+
+
+class RandomGuess(Agent):
+    """A seeded guess with no experiments: the chance floor."""
+
+    def __init__(self) -> None:
+        self.hints: dict[str, Any] = {}
+        self.rng = np.random.default_rng(0)
+
+    def start(self, context: AgentContext) -> None:
+        self.hints = context.hints
+        self.rng = np.random.default_rng(context.seed)
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        candidates = list(self.hints["candidates"])
+        if self.hints["tier"] == "L3":
+            picked = sorted(str(c) for c in self.rng.choice(candidates, size=2, replace=False))
+            sign = str(self.rng.choice(["positive", "negative"]))
+            return AgentDecision(call=ToolCall(tool="submit", args={"parameters": picked, "interaction": sign}))
+        answer: dict[str, Any] = {
+            "parameter": str(self.rng.choice(candidates)),
+            "direction": str(self.rng.choice(["up", "down"])),
+        }
+        if self.hints["tier"] == "L2":
+            answer["magnitude"] = str(self.rng.choice(["small", "medium", "large"]))
+        return AgentDecision(call=ToolCall(tool="submit", args=answer))
+
+
+def make_ofat_rand(options: AgentOptions) -> Agent:
+    """``ofat-rand`` with ``--agent-opt salt=N`` (default 0) choosing the value draws."""
+    raw = options.options.get("salt", "0")
+    try:
+        salt = int(raw)
+    except ValueError:
+        raise UserError(f"agent 'ofat-rand': --agent-opt salt takes a whole number, got {raw!r}") from None
+    return _Sweep(values="random", salt=salt)
+
+
+def make_ofat(options: AgentOptions) -> Agent:
+    """``ofat``: the reference sweep with curated values."""
+    return _Sweep()
+
+
+def make_adaptive(options: AgentOptions) -> Agent:
+    """``adaptive``: the reference sweep that stops early."""
+    return Adaptive()
+
+
+def make_random(options: AgentOptions) -> Agent:
+    """petri's ``random`` floor: a guess without experiments."""
+    return RandomGuess()

@@ -1,0 +1,119 @@
+"""The petri suite: the frozen mystery worlds as tasks, the blind harness as environment, the paper's scoring."""
+
+from discogym.core.agent import AgentFactory
+from discogym.core.env import Env
+from discogym.core.episode import Episode, Score
+from discogym.core.errors import UserError
+from discogym.core.report import ReportTable
+from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
+from discogym.suites.petri import frozen, scoring, solvers
+from discogym.suites.petri.env import PetriEnv
+from discogym.suites.petri.generate import PetriTaskSpec
+from discogym.suites.petri.sims.registry import get_simulation
+
+
+def task_of(spec: PetriTaskSpec) -> Task:
+    """A frozen task as the harness's Task: what an agent may see in ``params``, the spec as ground truth."""
+    visible = {
+        "tier": spec.tier,
+        "simulation": spec.simulation,
+        "target": spec.target,
+        "control": spec.control,
+        "candidates": spec.candidates,
+    }
+    brief = f"{spec.tier} {spec.simulation}: which of {', '.join(spec.candidates)} changed ({spec.target})"
+    return Task(
+        id=spec.id,
+        suite="petri",
+        split=spec.set,
+        brief=brief,
+        params=visible,
+        ground_truth=spec.model_dump(mode="json"),
+    )
+
+
+def spec_of(task: Task) -> PetriTaskSpec:
+    """The frozen spec a task carries."""
+    return PetriTaskSpec.model_validate(task.ground_truth)
+
+
+class PetriSuite(Suite):
+    """petri-bench: find which hidden parameter of a simulation changed, by blind controlled experiments."""
+
+    name = "petri"
+    aliases = ("petri-bench",)
+    description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
+
+    def splits(self) -> list[str]:
+        return frozen.set_names()
+
+    def tasks(self, split: str) -> list[Task]:
+        if split not in frozen.FROZEN_SETS:
+            raise UserError(f"petri has no task set '{split}'; sets: {', '.join(frozen.set_names())}")
+        return [task_of(spec) for spec in frozen.load_set(split).tasks]
+
+    def conditions(self) -> list[Condition]:
+        return [Condition(name="default", description="the paper's blind harness: 8 calls, statistics only")]
+
+    def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
+        # The world is fixed by the task: every experiment runs on its 12 replicate seeds.
+        spec = spec_of(task)
+        return PetriEnv(spec, get_simulation(spec.simulation))
+
+    def reference_agents(self) -> dict[str, AgentFactory]:
+        return {
+            "ofat": solvers.make_ofat,
+            "adaptive": solvers.make_adaptive,
+            "ofat-rand": solvers.make_ofat_rand,
+            "random": solvers.make_random,
+        }
+
+    def solver_hints(self, task: Task) -> dict[str, object]:
+        spec = spec_of(task)
+        sim = get_simulation(spec.simulation)
+        return {
+            "tier": spec.tier,
+            "candidates": spec.candidates,
+            "reference_values": spec.reference_values,
+            "ranges": {p.name: [p.low, p.high, p.kind] for p in sim.params if p.name in spec.candidates},
+        }
+
+    def score(self, episode: Episode) -> Score:
+        return scoring.score(episode, spec_of(episode.task))
+
+    def audit(self, episode: Episode) -> dict[str, object]:
+        return scoring.audit(episode, spec_of(episode.task))
+
+    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+        return [tier_table(episodes)]
+
+
+def tier_table(episodes: list[Episode]) -> ReportTable:
+    """Per (agent, tier): episodes, mean score, solve rate, mean calls, flagged episodes."""
+    groups: dict[tuple[str, str], list[Episode]] = {}
+    for episode in episodes:
+        groups.setdefault((episode.key.agent_label(), str(episode.task.params.get("tier"))), []).append(episode)
+    rows = []
+    for (agent, tier), members in sorted(groups.items()):
+        scored = [e for e in members if e.score.value is not None]
+        flagged = sum(any(dict(e.audit.get("flags", {})).values()) for e in members)
+        rows.append(
+            [
+                agent,
+                tier,
+                len(members),
+                sum(e.score.value or 0.0 for e in scored) / len(scored) if scored else None,
+                sum(bool(e.score.success) for e in scored) / len(scored) if scored else None,
+                sum(float(e.score.components.get("calls", 0)) for e in scored) / len(scored) if scored else None,
+                flagged,
+            ]
+        )
+    return ReportTable(
+        title="petri: per agent and tier",
+        columns=["agent", "tier", "episodes", "mean score", "solve rate", "mean calls", "flagged episodes"],
+        rows=rows,
+    )
+
+
+suite = PetriSuite()

@@ -1,0 +1,74 @@
+"""The petri suite end to end: the reference solvers' pinned scores, audits, reproducibility, no leaks."""
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Episode, Turn, get_suite
+from discogym.core import agent as agent_module
+from discogym.core.agent import AgentEntry
+from discogym.core.play import play_episode
+from discogym.core.runner import RunConfig, Runner, plan_episode
+from discogym.core.storage import RunDir
+from tests.conftest import run_discogym
+
+PINNED = {"pilot-v0": 92.5, "l2-v0": 92.5, "l3-v0": 87.5}
+
+
+def run(out: Path, split: str, *agents: str) -> dict[tuple[str, str], Episode]:
+    suite = get_suite("petri")
+    Runner(suite, RunConfig.for_suite(suite, list(agents), split=split), out).run()
+    return {(e.key.agent, e.key.task): e for e in RunDir(out).iter_episodes()}
+
+
+@pytest.mark.parametrize("split", sorted(PINNED))
+def test_ofat_earns_the_pinned_score_on_every_task_and_adaptive_at_least_as_much(tmp_path, split):
+    episodes = run(tmp_path, split, "ofat", "adaptive", "random")
+    tasks = {task for _, task in episodes}
+    for task in tasks:
+        ofat, adaptive, guess = (episodes[(agent, task)] for agent in ("ofat", "adaptive", "random"))
+        assert ofat.score.value == PINNED[split], task
+        assert (adaptive.score.value or 0.0) >= PINNED[split], task
+        for solver in (ofat, adaptive):
+            assert not any(solver.audit["flags"].values()), (task, solver.audit)
+            assert solver.audit["support"] == "isolating"
+        assert guess.audit["support"] != "isolating" and guess.events[0].call.tool == "submit"
+
+
+def test_reference_episodes_are_byte_identical_under_two_hash_seeds(tmp_path):
+    for hash_seed in ("1", "2"):
+        done = run_discogym(
+            "run", "petri", "--set", "pilot-v0", "--agent", "ofat", "--agent", "ofat-rand",
+            "--out", str(tmp_path / hash_seed), "--quiet", PYTHONHASHSEED=hash_seed,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    first, second = RunDir(tmp_path / "1"), RunDir(tmp_path / "2")
+    assert [p.name for p in first.episode_paths()] == [p.name for p in second.episode_paths()]
+    assert [p.read_bytes() for p in first.episode_paths()] == [p.read_bytes() for p in second.episode_paths()]
+
+
+class Spy(Agent):
+    """Records the hints it is given, then stops."""
+
+    seen: ClassVar[list[dict[str, Any]]] = []
+
+    def start(self, context: AgentContext) -> None:
+        Spy.seen.append(context.hints)
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        return AgentDecision(message="done")
+
+
+def test_only_the_suites_own_solvers_get_the_privileged_hints(monkeypatch):
+    suite = get_suite("petri")
+    task = suite.tasks("pilot-v0")[0]
+    monkeypatch.setitem(agent_module._GENERIC_AGENTS, "spy", AgentEntry("spy", lambda o: Spy(), "test spy"))
+    play_episode(suite, plan_episode("petri", task, suite.conditions()[0], AgentOptions(name="spy"), 0, 0))
+    assert Spy.seen[-1] == {}
+    own = {**suite.reference_agents(), "spy-solver": lambda o: Spy()}
+    monkeypatch.setattr(type(suite), "reference_agents", lambda self: own)
+    play_episode(suite, plan_episode("petri", task, suite.conditions()[0], AgentOptions(name="spy-solver"), 0, 0))
+    assert set(Spy.seen[-1]) == {"tier", "candidates", "reference_values", "ranges"}
+    assert Spy.seen[-1]["reference_values"] == task.ground_truth["reference_values"]
