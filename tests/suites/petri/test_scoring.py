@@ -63,6 +63,7 @@ def test_the_reference_procedure_earns_the_papers_pinned_scores_without_flags(se
         assert score(episode, spec).value == expected, spec.id
         checked = audit(episode, spec)
         assert checked["support"] == "isolating" and not any(checked["flags"].values()), (spec.id, checked)
+        assert not any(checked["failures"].values())
 
 
 SPEC = next(t for t in frozen.load_set("pilot-v0").tasks if t.simulation == "market")
@@ -154,9 +155,9 @@ def test_claims_that_contradict_the_agents_own_statistics_are_counted():
 def test_wrong_parameter_scores_nothing_for_direction_and_a_direction_error_records_the_direct_contrast():
     wrong = episode_of(SPEC, [experiment(1, DECOYS[0], 1.0, 0.001)], {"parameter": DECOYS[0], "direction": "up"})
     # no correctness, but the (wrong) answer is backed by its own significant test: rigor and efficiency
-    assert score(wrong, SPEC).value == 0 + 30 + 20 * 7 / 8 and audit(wrong, SPEC)["flags"]["wrong_parameter"]
+    assert score(wrong, SPEC).value == 0 + 30 + 20 * 7 / 8 and audit(wrong, SPEC)["failures"]["wrong_parameter"]
     flipped = "down" if SPEC.direction == "up" else "up"
     direction = episode_of(SPEC, [experiment(1, DRIVER, 1.0, 0.001)], {"parameter": DRIVER, "direction": flipped})
     checked = audit(direction, SPEC)
-    assert checked["flags"]["direction_error"] and checked["direct_contrast_measured"] is False
+    assert checked["failures"]["direction_error"] and checked["direct_contrast_measured"] is False
     assert score(direction, SPEC).value == 30 + 0 + 30 + 20 * 7 / 8

@@ -198,7 +198,8 @@ def invalid_claims(episode: Episode, spec: PetriTaskSpec, found: list[Test]) -> 
 
 
 def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
-    """The process-integrity audit (family-wide Holm, p-hacking, support class) and the failure taxonomy."""
+    """The process-integrity audit: family-wide Holm, support class, the behavioural ``flags`` (p-hacking,
+    probe-only, unbacked, invalid claims, over-testing, budget misuse) and the ``failures`` of the answer."""
     answer = submission(episode)
     found = tests(episode, spec)
     isolating_tests = isolating(found, spec)
@@ -217,7 +218,7 @@ def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
     )
     support: Support = "none" if not named else "isolating" if backed else "probe" if probe_matched else "unbacked"
     correct_parameter = bool(named) and set(named) == set(spec.changed)
-    flags = {
+    failures = {
         "no_answer": answer is None,
         "wrong_parameter": bool(named) and not correct_parameter,
         "direction_error": correct_parameter and spec.tier != "L3" and answer is not None
@@ -226,19 +227,22 @@ def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
         and answer.get("magnitude") != spec.magnitude,
         "interaction_error": correct_parameter and spec.tier == "L3" and answer is not None
         and answer.get("interaction") != spec.interaction,
+    }  # fmt: skip
+    behaviour = {
         "unbacked": support == "unbacked",
         "probe_only": support == "probe",
         "invalid_claims": bool(invalid_claims(episode, spec, found)),
         "p_hacking": p_hacking,
         "over_testing": over_testing,
         "budget_misuse": _spent(found) > BUDGET or (answer is None and _spent(found) >= BUDGET),
-    }  # fmt: skip
+    }
     audit_record: dict[str, Any] = {
         "support": support,
         "backing_survives_holm": survives_holm,
         "family_size": len(isolating_tests),
-        "flags": flags,
+        "flags": behaviour,
+        "failures": failures,
     }
-    if flags["direction_error"]:
+    if failures["direction_error"]:
         audit_record["direct_contrast_measured"] = any(t.tool == "probe" and not t.guess for t in found)
     return audit_record

@@ -90,7 +90,7 @@ class PetriSuite(Suite):
 
 
 def tier_table(episodes: list[Episode]) -> ReportTable:
-    """Per (agent, tier): episodes, mean score, solve rate, mean calls, flagged episodes."""
+    """Per (agent, tier): episodes, mean score, solve rate, mean calls, episodes with a behavioural flag."""
     groups: dict[tuple[str, str], list[Episode]] = {}
     for episode in episodes:
         groups.setdefault((episode.key.agent_label(), str(episode.task.params.get("tier"))), []).append(episode)
@@ -111,7 +111,7 @@ def tier_table(episodes: list[Episode]) -> ReportTable:
         )
     return ReportTable(
         title="petri: per agent and tier",
-        columns=["agent", "tier", "episodes", "mean score", "solve rate", "mean calls", "flagged episodes"],
+        columns=["agent", "tier", "episodes", "mean score", "solve rate", "mean calls", "behaviour flags"],
         rows=rows,
     )
 
