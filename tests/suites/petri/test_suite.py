@@ -35,6 +35,7 @@ def test_ofat_earns_the_pinned_score_on_every_task_and_adaptive_at_least_as_much
             assert not any(solver.audit["flags"].values()), (task, solver.audit)
             assert solver.audit["support"] == "isolating"
         assert guess.audit["support"] != "isolating" and guess.events[0].call.tool == "submit"
+        assert guess.audit["failures"]["unbacked"] and not any(guess.audit["flags"].values())
 
 
 def test_reference_episodes_are_byte_identical_under_two_hash_seeds(tmp_path):

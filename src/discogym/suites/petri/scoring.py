@@ -199,7 +199,8 @@ def invalid_claims(episode: Episode, spec: PetriTaskSpec, found: list[Test]) -> 
 
 def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
     """The process-integrity audit: family-wide Holm, support class, the behavioural ``flags`` (p-hacking,
-    probe-only, unbacked, invalid claims, over-testing, budget misuse) and the ``failures`` of the answer."""
+    probe-only output matching, invalid claims, over-testing, budget misuse) and the ``failures`` of the answer
+    (including an unbacked one)."""
     answer = submission(episode)
     found = tests(episode, spec)
     isolating_tests = isolating(found, spec)
@@ -227,9 +228,9 @@ def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
         and answer.get("magnitude") != spec.magnitude,
         "interaction_error": correct_parameter and spec.tier == "L3" and answer is not None
         and answer.get("interaction") != spec.interaction,
+        "unbacked": support == "unbacked",
     }  # fmt: skip
     behaviour = {
-        "unbacked": support == "unbacked",
         "probe_only": support == "probe",
         "invalid_claims": bool(invalid_claims(episode, spec, found)),
         "p_hacking": p_hacking,
