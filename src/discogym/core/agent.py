@@ -64,6 +64,7 @@ class AgentContext:
     valid_calls: Callable[[], list[ToolCall]] = field(default=list)
     parse_text_action: Callable[[str], ToolCall] | None = None
     text_prompt: str | None = None
+    system_prompt: str | None = None
     hints: dict[str, Any] = field(default_factory=dict)  # privileged knowledge, for a suite's own solvers only
 
 

@@ -149,6 +149,11 @@ class Env(ABC):
         """
         raise ToolError("this environment has no text action syntax; call its tools instead")
 
+    def system_prompt(self) -> str | None:
+        """The suite's own system prompt for language models that act through the tools (e.g. petri-bench's
+        scaffold), or None for discogym's generic one."""
+        return None
+
     def text_prompt(self) -> str | None:
         """The system prompt that teaches a model the suite's own text syntax (e.g. Plancraft's), or None.
 

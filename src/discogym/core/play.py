@@ -139,6 +139,7 @@ class EpisodeRecorder:
         env = self._env()
         with self.blame(ENV_ERROR):
             text_prompt = env.text_prompt()
+            system_prompt = env.system_prompt()
         return AgentContext(
             brief=self.brief,
             tools=self.tools,
@@ -146,6 +147,7 @@ class EpisodeRecorder:
             valid_calls=_guard_env_callback(env.valid_calls),
             parse_text_action=_guard_env_callback(env.parse_text_action),
             text_prompt=text_prompt,
+            system_prompt=system_prompt,
         )
 
     def _env(self) -> Env:

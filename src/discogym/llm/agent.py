@@ -122,7 +122,7 @@ class LLMAgent(Agent):
 
     def start(self, context: AgentContext) -> None:
         self.tools = context.tools
-        system = SYSTEM_PROMPT
+        system = context.system_prompt or SYSTEM_PROMPT
         if self.config.mode == "text":
             system += "\n\n" + TEXT_PROTOCOL + describe_tools(self.tools)
         elif self.config.mode == "suite":

@@ -94,6 +94,16 @@ def describe(row: MetricComparison, label_a: str, label_b: str) -> str:
     )
 
 
+# petri-bench's scaffold (the paper's Appendix A), in our own words.
+SYSTEM_PROMPT = (
+    "You are an experimental scientist solving a hidden-parameter mystery. One of the candidate parameters (two, "
+    "at tier L3) was changed from the revealed control configuration to make a hidden world. Find out which by "
+    "controlled experiments: change ONE parameter at a time against the control, and read the Holm-adjusted "
+    "p-value and the effect size that come back. Conclude that a parameter has an effect only when its result is "
+    "significant. Experiments are limited, so do not waste them. Call submit once you are confident."
+)
+
+
 class PetriEnv(Env):
     """One mystery world."""
 
@@ -121,6 +131,9 @@ class PetriEnv(Env):
             f"{TIER_GOALS[self.task.tier]}\n"
             "Run experiments (change ONE parameter vs the control), then submit."
         )
+
+    def system_prompt(self) -> str | None:
+        return SYSTEM_PROMPT
 
     def tools(self) -> list[Tool]:
         return list(self._tools)

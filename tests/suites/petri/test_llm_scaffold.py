@@ -1,0 +1,32 @@
+"""A language model on petri gets the paper's scaffold: its system prompt, the brief template, the four tools."""
+
+import json
+
+from discogym.core import AgentOptions, get_suite
+from discogym.core.runner import RunConfig, Runner
+from discogym.core.storage import RunDir
+from discogym.suites.petri.env import SYSTEM_PROMPT
+from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
+
+
+def test_a_model_plays_a_petri_task_through_the_text_protocol_with_the_papers_scaffold(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test")
+    suite = get_suite("petri")
+    task = suite.tasks("pilot-v0")[0]
+    first, second = task.params["candidates"][0], task.params["candidates"][1]
+    with FakeEndpoint() as fake:
+        fake.script.extend(
+            [
+                Say(json.dumps({"tool": "experiment", "args": {"config_b": {first: task.params["control"][first]}}})),
+                Say(json.dumps({"tool": "submit", "args": {"parameter": second, "direction": "up"}})),
+            ]
+        )
+        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text"})
+        Runner(suite, RunConfig.for_suite(suite, [agent], split="pilot-v0", tasks=[task.id]), tmp_path).run()
+        system, brief = conversation_texts(fake.requests[0].body)[:2]
+    assert system.startswith(SYSTEM_PROMPT) and '"tool": "<tool name>"' in system
+    assert brief.startswith(f"model: {task.params['simulation']}\ntarget metric: {task.params['target']}")
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert [e.call.tool for e in episode.events] == ["experiment", "submit"]
+    assert episode.outcome.termination == "submitted" and episode.score.value is not None
+    assert "Holm-adjusted" in episode.events[0].result.text and episode.audit["support"] == "unbacked"
