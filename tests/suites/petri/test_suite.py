@@ -73,3 +73,19 @@ def test_only_the_suites_own_solvers_get_the_privileged_hints(monkeypatch):
     play_episode(suite, plan_episode("petri", task, suite.conditions()[0], AgentOptions(name="spy-solver"), 0, 0))
     assert set(Spy.seen[-1]) == {"tier", "candidates", "reference_values", "ranges"}
     assert Spy.seen[-1]["reference_values"] == task.ground_truth["reference_values"]
+
+
+def test_the_report_has_the_papers_tables(tmp_path):
+    run(tmp_path, "pilot-v0", "ofat", "random")
+    from discogym.core.aggregate import build_report
+
+    tables = {table.title: table for table in build_report(tmp_path).tables}
+    tiers = tables["petri: per agent and tier"]
+    overall = {row[0]: row for row in tiers.rows if row[1] == "all"}
+    assert overall["ofat"][3] == 92.5 and overall["ofat"][5] == 1.0 and overall["ofat"][6] == 3.0
+    (pair,) = tables["petri: paired comparisons (Wilcoxon signed-rank over tasks, Holm across pairs)"].rows
+    assert pair[:3] == ["ofat", "random", 6] and float(pair[5]) == pytest.approx(0.03125, rel=0.01) and pair[6] is True
+    taxonomy = tables["petri: failure taxonomy (episodes per flag)"]
+    unbacked = taxonomy.columns.index("unbacked")
+    assert {row[0]: row[unbacked] for row in taxonomy.rows} == {"ofat": 0, "random": 6}
+    assert tables["petri: difficulty band against outcome"].rows

@@ -10,6 +10,7 @@ from discogym.core.task import Condition, Task
 from discogym.suites.petri import frozen, scoring, solvers
 from discogym.suites.petri.env import PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec
+from discogym.suites.petri.report import petri_tables
 from discogym.suites.petri.sims.registry import get_simulation
 
 
@@ -86,34 +87,7 @@ class PetriSuite(Suite):
         return scoring.audit(episode, spec_of(episode.task))
 
     def report(self, episodes: list[Episode]) -> list[ReportTable]:
-        return [tier_table(episodes)]
-
-
-def tier_table(episodes: list[Episode]) -> ReportTable:
-    """Per (agent, tier): episodes, mean score, solve rate, mean calls, episodes with a behavioural flag."""
-    groups: dict[tuple[str, str], list[Episode]] = {}
-    for episode in episodes:
-        groups.setdefault((episode.key.agent_label(), str(episode.task.params.get("tier"))), []).append(episode)
-    rows = []
-    for (agent, tier), members in sorted(groups.items()):
-        scored = [e for e in members if e.score.value is not None]
-        flagged = sum(any(dict(e.audit.get("flags", {})).values()) for e in members)
-        rows.append(
-            [
-                agent,
-                tier,
-                len(members),
-                sum(e.score.value or 0.0 for e in scored) / len(scored) if scored else None,
-                sum(bool(e.score.success) for e in scored) / len(scored) if scored else None,
-                sum(float(e.score.components.get("calls", 0)) for e in scored) / len(scored) if scored else None,
-                flagged,
-            ]
-        )
-    return ReportTable(
-        title="petri: per agent and tier",
-        columns=["agent", "tier", "episodes", "mean score", "solve rate", "mean calls", "behaviour flags"],
-        rows=rows,
-    )
+        return petri_tables(episodes)
 
 
 suite = PetriSuite()
