@@ -13,7 +13,7 @@ import numpy as np
 from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 
-from discogym.suites.petri.sims.base import Check, Param, Simulation, replicate_rngs
+from discogym.suites.petri.sims.base import Check, Param, Simulation, make_check, replicate_rngs
 
 GRID = 96
 PAD = GRID + 2  # one ghost row/column on each side, refreshed from the opposite edge every step
@@ -371,16 +371,7 @@ def point_stats(config: Mapping[str, float]) -> dict[str, float]:
 
 
 def _check(name: str, claim: str, measured: float, threshold: str, passed: bool, caveat: str) -> Check:
-    return Check(
-        simulation="morph",
-        name=name,
-        claim=claim,
-        reference=REFERENCE,
-        measured=round(measured, 4),
-        threshold=threshold,
-        passed=bool(passed),
-        caveat=caveat,
-    )
+    return make_check("morph", name, claim, REFERENCE, round(measured, 4), threshold, passed, caveat)
 
 
 RESCALE_CAVEAT = (

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from discogym.suites.petri.sims.base import Check, Param, Simulation, replicate_rngs
+from discogym.suites.petri.sims.base import Check, Param, Simulation, make_check, replicate_rngs
 
 BOX = 4.0  # side of the periodic square, in length units (the control interaction radius is 1)
 STEPS = 240  # time steps per run
@@ -327,16 +327,7 @@ def _polarizations(sim: Swarm, overrides: Mapping[str, float]) -> np.ndarray:
 
 def _check(name: str, claim: str, measured: float, threshold: str, passed: bool, caveat: str = CAVEAT) -> Check:
     """A swarm check citing Vicsek et al. (1995)."""
-    return Check(
-        simulation="swarm",
-        name=name,
-        claim=claim,
-        reference=REFERENCE,
-        measured=float(measured),
-        threshold=threshold,
-        passed=bool(passed),
-        caveat=caveat,
-    )
+    return make_check("swarm", name, claim, REFERENCE, measured, threshold, passed, caveat)
 
 
 def _phase_checks(sweep: np.ndarray, low: float, n_agents: int) -> list[Check]:
