@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.errors import UserError
-from discogym.core.tools import ToolCall, ToolResult, ToolSpec
+from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 
 class Usage(BaseModel):
@@ -65,6 +65,7 @@ class AgentContext:
     parse_text_action: Callable[[str], ToolCall] | None = None
     text_prompt: str | None = None
     system_prompt: str | None = None
+    brief_images: list[ToolImage] = field(default_factory=list)
     hints: dict[str, Any] = field(default_factory=dict)  # privileged knowledge, for a suite's own solvers only
 
 

@@ -13,8 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from discogym.core.errors import ToolError
 from discogym.core.tools import (
     TOOL_MARKER,
+    UNREADABLE_TOOL,
     Tool,
     ToolCall,
+    ToolImage,
     ToolResult,
     ToolSpec,
     describe_validation_error,
@@ -110,6 +112,10 @@ class Env(ABC):
     def brief(self) -> str:
         """The text the agent starts from. Must not contain hidden ground truth."""
 
+    def brief_images(self) -> list[ToolImage]:
+        """Pictures that go with the brief (e.g. the first rendered frame); none by default."""
+        return []
+
     def tools(self) -> list[Tool]:
         """The tools open to the agent; override to offer a subset (e.g. per condition)."""
         return list(self._declared_tools.values())
@@ -145,7 +151,9 @@ class Env(ABC):
     def parse_text_action(self, text: str) -> ToolCall:
         """Parse the suite's text action syntax into a tool call; suites with one override this.
 
-        Raise :class:`ToolError` with a message the agent can act on when ``text`` is not an action.
+        Raise :class:`ToolError` with a message the agent can act on when ``text`` is not an action (a
+        language model then gets one retry), or return :func:`~discogym.core.tools.unreadable` to answer it
+        with the suite's own message and count it as a step.
         """
         raise ToolError("this environment has no text action syntax; call its tools instead")
 
@@ -195,6 +203,8 @@ class Env(ABC):
         return result
 
     def _dispatch(self, name: Any, args: Any) -> ToolResult:
+        if name == UNREADABLE_TOOL and isinstance(args, dict) and isinstance(args.get("reply"), str):
+            return ToolResult(ok=False, text=args["reply"], error=args["reply"])
         available = {t.name: t for t in self.tools()}
         if not isinstance(name, str) or name not in available:
             return ToolResult.failure(f"unknown tool {name!r}; available tools: {', '.join(available) or '(none)'}")

@@ -29,7 +29,7 @@ from discogym.core.jsonsafe import json_safe
 from discogym.core.provenance import git_commit, platform_name, python_version
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
-from discogym.core.tools import ToolCall, ToolResult, ToolSpec
+from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 _T = TypeVar("_T")
 
@@ -93,6 +93,7 @@ class EpisodeRecorder:
         self.timings: list[StepTiming] = []
         self.brief = ""
         self.tools: list[ToolSpec] = []
+        self.brief_images: list[ToolImage] = []
         self.agent_settings: dict[str, Any] = {}
         self.termination: str | None = None
         self.error: str | None = None
@@ -130,6 +131,7 @@ class EpisodeRecorder:
         with self.blame(ENV_ERROR):
             env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
             self.brief = env.brief()
+            self.brief_images = env.brief_images()
             self.tools = env.tool_specs()
         self.env = env
         return env
@@ -142,6 +144,7 @@ class EpisodeRecorder:
             system_prompt = env.system_prompt()
         return AgentContext(
             brief=self.brief,
+            brief_images=self.brief_images,
             tools=self.tools,
             seed=self.planned.agent_seed,
             valid_calls=_guard_env_callback(env.valid_calls),

@@ -124,6 +124,16 @@ def tool(
     return mark
 
 
+UNREADABLE_TOOL = "(unreadable)"
+
+
+def unreadable(reply: str) -> ToolCall:
+    """What a suite's text parser returns for a message that is no action, when the suite's protocol answers
+    such messages and counts them as steps (as Plancraft does) instead of rejecting them outright.
+    The environment answers the call with ``reply``, verbatim, as a failed step."""
+    return ToolCall(tool=UNREADABLE_TOOL, args={"reply": reply})
+
+
 def parse_json(text: str, subject: str) -> Any:
     """``text`` as JSON, or a ValueError that says what was wrong, starting with ``subject`` ("arguments are")."""
     try:

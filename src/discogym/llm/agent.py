@@ -130,7 +130,11 @@ class LLMAgent(Agent):
                 raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
             system = context.text_prompt
             self.parse_text_action = context.parse_text_action
-        self.messages = [ChatMessage(role="system", text=system), ChatMessage(role="user", text=context.brief)]
+        images = context.brief_images if self.config.images else []
+        self.messages = [
+            ChatMessage(role="system", text=system),
+            ChatMessage(role="user", text=context.brief, images=images),
+        ]
 
     def settings(self) -> dict[str, Any]:
         return {

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
 from discogym.core.suite import Suite
-from discogym.core.tools import ToolArgs, ToolResult, ToolSpec, describe_validation_error
+from discogym.core.tools import ToolArgs, ToolImage, ToolResult, ToolSpec, describe_validation_error
 from discogym.interfaces.mcp.episodes import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session
 
 SESSION_HEADER = "mcp-session-id"
@@ -85,10 +85,13 @@ def _text_result(text: str, *, error: bool = False, structured: BaseModel | None
     )
 
 
+def _images(images: list[ToolImage]) -> list[types.ImageContent]:
+    return [types.ImageContent(data=image.data_base64, mime_type=image.media_type) for image in images]
+
+
 def _tool_result(result: ToolResult) -> types.CallToolResult:
     """What the agent may see of a result: its text and images (never ``data``, which is for scorers)."""
-    content: list[Any] = [types.TextContent(text=result.text)]
-    content.extend(types.ImageContent(data=image.data_base64, mime_type=image.media_type) for image in result.images)
+    content: list[Any] = [types.TextContent(text=result.text), *_images(result.images)]
     return types.CallToolResult(content=content, is_error=not result.ok)
 
 
@@ -178,7 +181,10 @@ def _harness_call(
         return _text_result(describe_validation_error(name, err), error=True)
     if isinstance(args, StartTaskArgs):
         started = episodes.start(session, args.task_id, args.condition)
-        return _text_result(started.model_dump_json(indent=1), structured=started)
+        result = _text_result(started.model_dump_json(indent=1), structured=started)
+        if session.recorder is not None:  # the brief's pictures, e.g. the first rendered frame
+            result.content.extend(_images(session.recorder.brief_images))
+        return result
     if isinstance(args, EndTaskArgs):
         written = episodes.end(session, args.message)
         return _text_result(f"The episode has ended and was recorded as {written}.")
