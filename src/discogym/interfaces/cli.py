@@ -29,7 +29,9 @@ from discogym.core.console import (
 from discogym.core.errors import UserError
 from discogym.core.plots import plots_available
 from discogym.core.progress import ProgressBar, RunListener
-from discogym.core.runner import RunConfig, Runner, RunSummary
+from discogym.core.play import play_episode
+from discogym.core.runner import RunConfig, Runner, RunSummary, plan_episode, plan_episodes
+from discogym.core.storage import RunDir
 from discogym.core.suite import Suite, all_suites, get_suite
 
 app = typer.Typer(
@@ -350,6 +352,41 @@ def mcp_command(
             serve_http(server, host, port)
     except KeyboardInterrupt:
         fail("interrupted; episodes still running were not recorded", EXIT_INTERRUPTED)
+
+
+@app.command()
+def play(
+    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    task_id: Annotated[str, typer.Argument(metavar="TASK", help="Task id (see `discogym list SUITE`).")],
+    split: Annotated[
+        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
+    ] = None,
+    condition: Annotated[str | None, typer.Option(help="Condition (default: the suite's first).")] = None,
+    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episode's seeds derive from.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Run directory for the episode (default: runs/play/SUITE).")] = None,
+) -> None:
+    """Play one task yourself in the terminal; the episode is scored and written like any other."""
+    with user_errors():
+        suite = get_suite(suite_name)
+        config = RunConfig.for_suite(
+            suite, ["human"], split=split, tasks=[task_id], conditions=[condition] if condition else None, seed=seed
+        )
+        out = out or Path("runs") / "play" / suite.name
+        run_dir = RunDir(out)
+        planned = plan_episodes(suite, config)[0]
+        repeat = 0
+        while run_dir.episode_path(planned.key).exists():  # each game is a new repeat
+            repeat += 1
+            planned = plan_episode(suite.name, planned.task, planned.condition, planned.agent, repeat, seed)
+        episode, runtime = play_episode(suite, planned)
+        run_dir.write_episode(episode, runtime)
+    score = episode.score
+    verdict = "success" if score.success else "no success"
+    stderr.print(
+        f"{verdict} (score {score.value}, {episode.outcome.termination}); episode written to "
+        f"{run_dir.episode_path(planned.key)}",
+        highlight=False,
+    )
 
 
 COMMANDS_ENTRY_POINT_GROUP = "discogym.commands"

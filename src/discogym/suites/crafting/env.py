@@ -1,0 +1,179 @@
+"""The Plancraft environment as a discogym Env: one crafting table, five tools, 30 steps.
+
+Every call is a step, rejected ones included (Plancraft counts every message). The episode ends when the
+target is in a slot other than ``[0]`` (``crafted``), when the agent calls ``impossible``
+(``declared_impossible``), or after 30 steps (``step_limit``).
+"""
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym.core.env import Env, Limits
+from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
+from discogym.suites.crafting import prompt, text
+from discogym.suites.crafting.recipes import RecipeBook
+from discogym.suites.crafting.state import ALL_SLOTS, GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
+
+MAX_STEPS = 30
+CRAFTED = "crafted"
+DECLARED_IMPOSSIBLE = "declared_impossible"
+Resolution = Literal["high", "medium", "low"]
+
+
+class Presentation(BaseModel):
+    """How a condition presents the table: the tools it offers and what the agent sees."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tools: tuple[str, ...] = text.ACTION_ORDER
+    observation: Literal["text", "image"] = "text"
+    resolution: Resolution = "high"
+
+
+class SlotActionArgs(ToolArgs):
+    slot_from: str = Field(description="source slot: [0], [A1]..[C3] or [I1]..[I36]")
+    slot_to: str = Field(description="target slot: [A1]..[C3] or [I1]..[I36]")
+    quantity: int = Field(description="how many items, 1 to 64")
+
+
+class ThinkArgs(ToolArgs):
+    thought: str = Field(description="your reasoning")
+
+
+class SearchArgs(ToolArgs):
+    item: str = Field(description="the item whose recipes to look up, e.g. oak_planks")
+
+
+class ImpossibleArgs(ToolArgs):
+    reason: str = Field(default="", description="why the target cannot be crafted from this inventory")
+
+
+class CraftingEnv(Env):
+    """One Plancraft episode: craft ``target`` from the items on the table."""
+
+    limits: ClassVar[Limits] = Limits(max_steps=MAX_STEPS)
+
+    def __init__(
+        self, book: RecipeBook, target: str, slots: Mapping[int, Stack], presentation: Presentation, seed: int
+    ) -> None:
+        self.book = book
+        self.target = target
+        self.table = Table(book, slots)
+        self.presentation = presentation
+        self.rng = np.random.default_rng(seed)
+        self.counts: Counter[str] = Counter()
+
+    # What the agent sees
+
+    def observe(self) -> str:
+        """The current observation's text: the inventory, or only the objective when pictures show it."""
+        if self.presentation.observation == "image":
+            return text.objective(self.target)
+        return text.observation(self.target, self.table)
+
+    def images(self) -> list[ToolImage]:
+        """The rendered table, in image conditions."""
+        if self.presentation.observation != "image":
+            return []
+        from discogym.suites.crafting.render import renderer  # Pillow and the icons load only when pictures are used
+
+        return [ToolImage.from_bytes(renderer().png(self.table.slots, self.presentation.resolution))]
+
+    def brief(self) -> str:
+        return self.observe()
+
+    def brief_images(self) -> list[ToolImage]:
+        return self.images()
+
+    def tools(self) -> list[Tool]:
+        return [self._declared_tools[name] for name in self.presentation.tools]
+
+    def text_prompt(self) -> str:
+        return prompt.system_prompt(self.presentation.tools, images=self.presentation.observation == "image")
+
+    def parse_text_action(self, message: str) -> ToolCall:
+        return text.parse_action(message, self.presentation.tools)
+
+    # Tools
+
+    @tool(SlotActionArgs, description=text.DESCRIPTIONS["move"])
+    def move(self, args: SlotActionArgs) -> ToolResult:
+        return self._slot_action("move", args)
+
+    @tool(SlotActionArgs, description=text.DESCRIPTIONS["smelt"])
+    def smelt(self, args: SlotActionArgs) -> ToolResult:
+        return self._slot_action("smelt", args)
+
+    @tool(ThinkArgs, description=text.DESCRIPTIONS["think"])
+    def think(self, args: ThinkArgs) -> ToolResult:
+        return ToolResult(text="Ok")
+
+    @tool(SearchArgs, description=text.DESCRIPTIONS["search"])
+    def search(self, args: SearchArgs) -> ToolResult:
+        return ToolResult(text=text.search_recipes(self.book, args.item.strip(), self.rng))
+
+    @tool(ImpossibleArgs, description=text.DESCRIPTIONS["impossible"])
+    def impossible(self, args: ImpossibleArgs) -> ToolResult:
+        self.finish(DECLARED_IMPOSSIBLE)
+        return ToolResult(text="You declared the task impossible; the episode is over.")
+
+    def _slot_action(self, action: str, args: SlotActionArgs) -> ToolResult:
+        checked = text.check_slot_action(action, args.slot_from, args.slot_to, args.quantity)
+        if isinstance(checked, str):
+            return ToolResult(ok=False, text=checked, error=checked)
+        source, target = checked
+        run = self.table.move if action == "move" else self.table.smelt
+        problem = run(source, target, args.quantity)
+        if problem is None and self.table.has_item(self.target):
+            self.finish(CRAFTED)
+        result = ToolResult(text=self.observe(), images=self.images(), data={"applied": problem is None})
+        if problem is not None:
+            self.counts["no_effect"] += 1
+            result.data["reason"] = problem
+        return result
+
+    # Bookkeeping
+
+    def call(self, name: str, args: Any = None) -> ToolResult:
+        result = super().call(name, args)
+        self.counts[name if result.ok and name in self._declared_tools else "invalid"] += 1
+        return result
+
+    def outcome(self) -> dict[str, Any]:
+        return {
+            "crafted": self.table.has_item(self.target),
+            "declared_impossible": self.termination == DECLARED_IMPOSSIBLE,
+            "steps": self.steps,
+            "counts": {key: self.counts[key] for key in sorted(self.counts)},
+        }
+
+    def valid_calls(self) -> list[ToolCall]:
+        """Moves from every occupied slot to each grid cell and the first empty inventory slot (one item, or
+        the whole stack), smelts of smeltable stacks, and ``impossible``; for the random agent."""
+        empty = next((slot for slot in INVENTORY if slot not in self.table.slots), None)
+        targets = [*GRID, *([empty] if empty is not None else [])]
+        calls: list[ToolCall] = []
+        for source in ALL_SLOTS:
+            if source not in self.table.slots:
+                continue
+            item, held = self.table.slots[source]
+            for target in targets:
+                if target == source:
+                    continue
+                for quantity in sorted({1, held}):
+                    calls.append(_slot_call("move", source, target, quantity))
+            if "smelt" in self.presentation.tools and source != OUTPUT and self.book.smelt(item) and empty:
+                calls.append(_slot_call("smelt", source, empty, held))
+        if "impossible" in self.presentation.tools:
+            calls.append(ToolCall(tool="impossible", args={"reason": "random guess"}))
+        return calls
+
+
+def _slot_call(action: str, source: int, target: int, quantity: int) -> ToolCall:
+    return ToolCall(
+        tool=action, args={"slot_from": slot_name(source), "slot_to": slot_name(target), "quantity": quantity}
+    )

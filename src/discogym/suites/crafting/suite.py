@@ -1,0 +1,174 @@
+"""The crafting suite (Plancraft): the official splits or generated task files, five tool sets, text or
+pictures, the planner as reference agent, and Plancraft's metrics."""
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from discogym.core.agent import AgentFactory
+from discogym.core.env import Env
+from discogym.core.episode import Episode, Score
+from discogym.core.errors import UserError
+from discogym.core.report import ReportTable
+from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
+from discogym.suites.crafting import agents, data
+from discogym.suites.crafting.env import CraftingEnv, Presentation
+from discogym.suites.crafting.recipes import RecipeBook, recipe_book
+from discogym.suites.crafting.state import Stack, slot_index, slot_name
+
+# Tool sets as in the paper: M(ove) S(melt) T(hink) SE(arch) I(mpossible). The first is the default.
+TOOL_SETS: dict[str, tuple[str, ...]] = {
+    "mst-se-i": ("move", "smelt", "think", "search", "impossible"),
+    "ms": ("move", "smelt"),
+    "mst": ("move", "smelt", "think"),
+    "mst-se": ("move", "smelt", "think", "search"),
+    "mst-i": ("move", "smelt", "think", "impossible"),
+}
+RESOLUTIONS = ("high", "medium", "low")
+DIFFICULTY = {0: "easy", 1: "easy", 2: "medium", 3: "hard", 4: "hard"}
+
+
+def _conditions() -> list[Condition]:
+    conditions = [
+        Condition(
+            name=name,
+            description=f"tools {', '.join(tools)}; text observations",
+            params=Presentation(tools=tools).model_dump(mode="json"),
+        )
+        for name, tools in TOOL_SETS.items()
+    ]
+    conditions += [
+        Condition(
+            name=f"image-{resolution}",
+            description=f"all tools; the table as a {resolution}-resolution picture, the objective as text",
+            params=Presentation(observation="image", resolution=resolution).model_dump(mode="json"),
+        )
+        for resolution in RESOLUTIONS
+    ]
+    return conditions
+
+
+def recipe_type(book: RecipeBook, example: data.Example) -> str:
+    """Plancraft's recipe type of an example: the kinds of recipe its optimal path's items have, or mixed."""
+    if example.optimal_path is None:
+        return "impossible"
+    kinds = {recipe.kind for item in example.optimal_path for recipe in book.by_result.get(item, ())}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def task_of(example: data.Example, set_name: str) -> Task:
+    """An example as a Task: target and slots are visible; the dataset's labels are ground truth."""
+    slots = [
+        {"slot": slot_name(i), "item": stack.type, "quantity": stack.quantity}
+        for i, stack in sorted(example.slotted_inventory.items())
+    ]
+    truth = example.model_dump(mode="json")
+    truth["recipe_type"] = recipe_type(recipe_book(), example)
+    return Task(
+        id=example.id,
+        suite="crafting",
+        split=set_name,
+        brief=f"craft {example.target}",
+        params={"target": example.target, "slots": slots},
+        ground_truth=truth,
+    )
+
+
+def slots_of(task: Task) -> dict[int, Stack]:
+    """The task's starting table."""
+    slots: dict[int, Stack] = {}
+    for entry in task.params["slots"]:
+        assert isinstance(entry, dict)
+        index = slot_index(str(entry["slot"]))
+        if index is None:
+            raise UserError(f"task {task.id}: bad slot {entry['slot']!r}")
+        slots[index] = (str(entry["item"]), int(str(entry["quantity"])))
+    return slots
+
+
+@cache
+def _load_tasks(split: str) -> tuple[Task, ...]:
+    if split.endswith(".json"):
+        from discogym.suites.crafting.generate import read_task_file
+
+        return tuple(task_of(example, split) for example in read_task_file(Path(split)))
+    return tuple(task_of(example, split) for example in data.load_split(split))
+
+
+class CraftingSuite(Suite):
+    """Plancraft: craft a Minecraft item in the crafting GUI, or say it cannot be done."""
+
+    name = "crafting"
+    aliases = ("plancraft",)
+    description = "craft a Minecraft item through the crafting GUI (Plancraft), or recognise that it is impossible"
+
+    def splits(self) -> list[str]:
+        return list(data.SPLITS)
+
+    def tasks(self, split: str) -> list[Task]:
+        return list(_load_tasks(split))
+
+    def conditions(self) -> list[Condition]:
+        return _conditions()
+
+    def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
+        presentation = Presentation.model_validate(condition.params)
+        return CraftingEnv(recipe_book(), str(task.params["target"]), slots_of(task), presentation, seed)
+
+    def reference_agents(self) -> dict[str, AgentFactory]:
+        return {"planner": agents.make_planner}
+
+    def solver_hints(self, task: Task) -> dict[str, object]:
+        return {"target": task.params["target"], "slots": task.params["slots"]}
+
+    def score(self, episode: Episode) -> Score:
+        return score(episode)
+
+    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+        from discogym.suites.crafting.report import crafting_tables
+
+        return crafting_tables(episodes)
+
+
+def score(episode: Episode) -> Score:
+    """Success as in Plancraft (crafted a possible target, or called impossible on an impossible one) and the
+    counts the report needs."""
+    truth = episode.task.ground_truth
+    impossible = bool(truth["impossible"])
+    outcome = episode.outcome.env
+    crafted = bool(outcome.get("crafted", False))
+    declared = bool(outcome.get("declared_impossible", False))
+    success = declared if impossible else crafted
+    counts: dict[str, Any] = dict(outcome.get("counts", {}))  # type: ignore[call-overload]
+    bin_ = int(str(truth["complexity_bin"]))
+    components: dict[str, Any] = {
+        "impossible": impossible,
+        "crafted": crafted,
+        "declared_impossible": declared,
+        "difficulty": "impossible" if impossible else DIFFICULTY.get(bin_, "hard"),
+        "recipe_type": truth.get("recipe_type"),
+        "steps": outcome.get("steps", 0),
+        "actions": counts.get("move", 0) + counts.get("smelt", 0),
+        "planner_actions": None if impossible else planner_actions(episode.task),
+        "planner_recipes": truth.get("optimal_path_length"),
+        **{f"{name}_count": counts.get(name, 0) for name in ("think", "search", "impossible", "invalid", "no_effect")},
+    }
+    return Score(value=1.0 if success else 0.0, success=success, components=components)
+
+
+@cache
+def _planner_actions(task_json: str) -> int | None:
+    from discogym.suites.crafting.planner import make_plan
+
+    task = Task.model_validate_json(task_json)
+    plan = make_plan(recipe_book(), str(task.params["target"]), slots_of(task))
+    return None if plan is None else len(plan.actions)
+
+
+def planner_actions(task: Task) -> int | None:
+    """How many environment actions the planner's plan for the task takes."""
+    return _planner_actions(task.model_dump_json())
+
+
+suite = CraftingSuite()
