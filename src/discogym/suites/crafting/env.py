@@ -16,7 +16,7 @@ from discogym.core.env import Env, Limits
 from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
 from discogym.suites.crafting import prompt, text
 from discogym.suites.crafting.recipes import RecipeBook
-from discogym.suites.crafting.state import ALL_SLOTS, GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
+from discogym.suites.crafting.state import GRID, INVENTORY, Stack, Table, slot_name
 
 MAX_STEPS = 30
 CRAFTED = "crafted"
@@ -152,25 +152,25 @@ class CraftingEnv(Env):
         }
 
     def valid_calls(self) -> list[ToolCall]:
-        """Moves from every occupied slot to each grid cell and the first empty inventory slot (one item, or
-        the whole stack), smelts of smeltable stacks, and ``impossible``; for the random agent."""
+        """Moves that apply from every occupied slot to each grid cell and the first empty inventory slot (one
+        item, or the whole stack), smelts of smeltable stacks, and ``impossible``; for the random agent."""
         empty = next((slot for slot in INVENTORY if slot not in self.table.slots), None)
         targets = [*GRID, *([empty] if empty is not None else [])]
-        calls: list[ToolCall] = []
-        for source in ALL_SLOTS:
-            if source not in self.table.slots:
-                continue
-            item, held = self.table.slots[source]
-            for target in targets:
-                if target == source:
-                    continue
-                for quantity in sorted({1, held}):
-                    calls.append(_slot_call("move", source, target, quantity))
-            if "smelt" in self.presentation.tools and source != OUTPUT and self.book.smelt(item) and empty:
-                calls.append(_slot_call("smelt", source, empty, held))
+        candidates: list[tuple[str, int, int, int]] = []
+        for source in sorted(self.table.slots):
+            held = self.table.slots[source][1]
+            candidates += [("move", source, target, n) for target in targets for n in sorted({1, held})]
+            if "smelt" in self.presentation.tools and empty is not None:
+                candidates.append(("smelt", source, empty, held))
+        calls = [_slot_call(*candidate) for candidate in candidates if self._applies(*candidate)]
         if "impossible" in self.presentation.tools:
             calls.append(ToolCall(tool="impossible", args={"reason": "random guess"}))
         return calls
+
+    def _applies(self, action: str, source: int, target: int, quantity: int) -> bool:
+        trial = self.table.copy()
+        run = trial.move if action == "move" else trial.smelt
+        return run(source, target, quantity) is None
 
 
 def _slot_call(action: str, source: int, target: int, quantity: int) -> ToolCall:
