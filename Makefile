@@ -28,6 +28,7 @@ bench: install
 	$(BIN)/python benchmarks/harness_overhead.py
 	$(BIN)/python benchmarks/llm_overhead.py
 	$(BIN)/python benchmarks/petri_sims.py
+	$(BIN)/python benchmarks/crafting_env.py
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache

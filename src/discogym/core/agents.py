@@ -103,7 +103,9 @@ class HumanAgent(Agent):
         self.context = context
         self.write(context.brief)
         if context.brief_images:
-            self.write(f"({len(context.brief_images)} picture(s) go with this observation; they are in the episode file)")
+            self.write(
+                f"({len(context.brief_images)} picture(s) go with this observation; they are in the episode file)"
+            )
         self._help()
 
     def _help(self) -> None:

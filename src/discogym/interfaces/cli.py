@@ -27,9 +27,9 @@ from discogym.core.console import (
     user_errors,
 )
 from discogym.core.errors import UserError
+from discogym.core.play import play_episode
 from discogym.core.plots import plots_available
 from discogym.core.progress import ProgressBar, RunListener
-from discogym.core.play import play_episode
 from discogym.core.runner import RunConfig, Runner, RunSummary, plan_episode, plan_episodes
 from discogym.core.storage import RunDir
 from discogym.core.suite import Suite, all_suites, get_suite

@@ -6,7 +6,7 @@ from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.suite import TOOL_SETS, slots_of, suite
 
 
-def make_env(book, slots, target="oak_planks", tools=TOOL_SETS["mst-se-i"], seed=0):
+def make_env(book, slots, target="oak_planks", tools=TOOL_SETS["mst-se-i"], seed=0) -> CraftingEnv:
     return CraftingEnv(book, target, slots, Presentation(tools=tools), seed)
 
 
@@ -45,12 +45,13 @@ def test_impossible_ends_the_episode_and_conditions_limit_the_tools(book):
     small = make_env(book, {10: ("dirt", 1)}, tools=TOOL_SETS["ms"])
     assert [t.name for t in small.tools()] == ["move", "smelt"]
     assert not small.call("impossible", {"reason": "x"}).ok
-    assert "Only select actions from the following: move, smelt" in small.call(
-        *_as_call(small.parse_text_action("impossible: no"))
-    ).text
+    assert (
+        "Only select actions from the following: move, smelt"
+        in small.call(*_as_call(small.parse_text_action("impossible: no"))).text
+    )
 
 
-def _as_call(call):
+def _as_call(call) -> tuple[str, object]:
     return call.tool, call.args
 
 

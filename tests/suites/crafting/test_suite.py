@@ -13,7 +13,9 @@ from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
 
 def test_the_planner_solves_every_test_example_and_rerun_files_are_identical(tmp_path):
     for out in ("a", "b"):
-        done = run_discogym("run", "crafting", "--split", "test", "--agent", "planner", "--quiet", "--out", str(tmp_path / out))
+        done = run_discogym(
+            "run", "crafting", "--split", "test", "--agent", "planner", "--quiet", "--out", str(tmp_path / out)
+        )
         assert done.returncode == 0, done.stderr
     episodes = list(RunDir(tmp_path / "a").iter_episodes())
     assert len(episodes) == 580 and all(e.score.success for e in episodes)

@@ -14,8 +14,15 @@ def table(book: RecipeBook, **slots: tuple[str, int]) -> Table:
 
 
 def test_the_data_has_the_counts_of_the_spec(book):
-    assert (book.count("shaped"), book.count("shapeless"), book.count("smelting"), len(book.items)) == (491, 143, 53, 976)
-    assert book.stack_size("ender_pearl") == 16 and book.stack_size("milk_bucket") == 1 and book.stack_size("stone") == 64
+    assert (book.count("shaped"), book.count("shapeless"), book.count("smelting"), len(book.items)) == (
+        491,
+        143,
+        53,
+        976,
+    )
+    assert (
+        book.stack_size("ender_pearl") == 16 and book.stack_size("milk_bucket") == 1 and book.stack_size("stone") == 64
+    )
 
 
 def test_slot_names_round_trip():

@@ -80,9 +80,9 @@ def generate_command(
         examples = generate_examples(seed, count, impossible_fraction=impossible_fraction)
         write_task_file(out, examples)
     splits = Counter(example.complexity_split for example in examples)
-    document = {"out": str(out), "seed": seed, "tasks": len(examples), "by_difficulty": dict(sorted(splits.items()))}
+    by_difficulty = dict(sorted(splits.items()))
     if as_json:
-        print_json(document)
+        print_json({"out": str(out), "seed": seed, "tasks": len(examples), "by_difficulty": by_difficulty})
         return
-    spread = ", ".join(f"{name} {n}" for name, n in document["by_difficulty"].items())  # type: ignore[union-attr]
+    spread = ", ".join(f"{name} {n}" for name, n in by_difficulty.items())
     stdout.print(f"{len(examples)} tasks written to {out} ({spread})", highlight=False)

@@ -8,7 +8,7 @@ recipes that use the grid's first item with the grid's number of filled cells, n
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -159,7 +159,7 @@ def _smelting(name: str, spec: dict[str, Any], tags: dict[str, tuple[str, ...]])
     return SmeltingRecipe(name, strip_namespace(spec["result"]), frozenset(_resolve(spec["ingredient"], tags)))
 
 
-_FACTORIES = {
+_FACTORIES: dict[str, Callable[[str, dict[str, Any], dict[str, tuple[str, ...]]], Recipe]] = {
     "minecraft:crafting_shaped": _shaped,
     "minecraft:crafting_shapeless": _shapeless,
     "minecraft:smelting": _smelting,

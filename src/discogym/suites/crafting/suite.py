@@ -140,7 +140,8 @@ def score(episode: Episode) -> Score:
     crafted = bool(outcome.get("crafted", False))
     declared = bool(outcome.get("declared_impossible", False))
     success = declared if impossible else crafted
-    counts: dict[str, Any] = dict(outcome.get("counts", {}))  # type: ignore[call-overload]
+    raw_counts = outcome.get("counts")
+    counts: dict[str, Any] = dict(raw_counts) if isinstance(raw_counts, dict) else {}
     bin_ = int(str(truth["complexity_bin"]))
     components: dict[str, Any] = {
         "impossible": impossible,
