@@ -148,6 +148,33 @@ def test_the_random_agents_numbers_match_a_hand_count_of_its_logs(random_episode
     assert tools["no-effect"] == pytest.approx(no_effect / 20)
 
 
+def test_a_clumsy_transcript_shows_in_the_counts_and_the_action_efficiency(planner_episodes, tmp_path):
+    first = planner_episodes[0]  # TEST0487: smelt the coal ore in [I6], one action for the planner
+    assert first.key.task == "TEST0487" and hand_actions(first) == 1
+    calls = [
+        {"tool": "think", "args": {"thought": "coal comes from coal ore"}},
+        {"tool": "search", "args": {"item": "coal"}},
+        {"tool": "move", "args": {"slot_from": "[I3]", "slot_to": "[A1]", "quantity": 1}},  # [I3] is empty
+        {"tool": "move", "args": {"slot_from": "[I6]", "slot_to": "[0]", "quantity": 1}},  # rejected
+        first.events[0].call.model_dump(mode="json"),
+    ]
+    transcript = tmp_path / "clumsy.json"
+    transcript.write_text(json.dumps(calls), encoding="utf-8")
+    options = AgentOptions(name="replay", options={"transcript": str(transcript)})
+    episodes = play(options, "mst-se-i", [first.task])
+    assert episodes[0].outcome.termination == "crafted"
+    tables = tables_by_title(episodes)
+    agent = "replay[transcript=" + str(transcript) + "]"
+    assert row(tables["plan"], agent) == {
+        "agent": agent, "model": "-", "condition": "mst-se-i", "solved possible": 1, "actions": 2.0,
+        "planner actions": 1.0, "action efficiency": 1.0, "planner recipes": 1.0,
+    }  # fmt: skip
+    tools = row(tables["tool"], agent)
+    assert [tools[name] for name in ("steps", "think", "search", "impossible", "invalid", "no-effect")] == [
+        5.0, 1.0, 1.0, 0.0, 1.0, 1.0
+    ]  # fmt: skip
+
+
 def errored(episode: Episode, agent: str | None = None) -> Episode:
     """The episode as if a bug had stopped it after spending 100 + 10 tokens and 0.25 dollars."""
     usage = Usage(input_tokens=100, output_tokens=10, cost_usd=0.25)
@@ -174,7 +201,8 @@ def test_error_episodes_are_counted_apart_and_never_crash(planner_episodes):
 
 
 def test_an_f1_without_impossible_declarations_is_undefined():
-    episodes = play("planner", "ms", suite.tasks("test.small")[::5])  # no impossible tool: the planner stops instead of declaring
+    # No impossible tool in this condition: the planner stops instead of declaring.
+    episodes = play("planner", "ms", suite.tasks("test.small")[::5])
     detection = row(tables_by_title(episodes)["impossible-task"], "planner", condition="ms")
     assert detection["impossible tasks"] > 0 and detection["declared"] == 0
     assert detection["precision"] is None and detection["F1"] is None and detection["recall"] == 0.0

@@ -113,8 +113,10 @@ def _solved_possible(scored: list[Episode]) -> list[Episode]:
     return [
         e
         for e in scored
-        if e.score.success and not e.score.components.get("impossible") and e.score.components.get("planner_actions") is not None
-    ]  # fmt: skip
+        if e.score.success
+        and not e.score.components.get("impossible")
+        and e.score.components.get("planner_actions") is not None
+    ]
 
 
 def _component_mean(members: list[Episode], read: Callable[[dict[str, object]], float]) -> float | None:
@@ -179,6 +181,10 @@ def impossible_table(episodes: list[Episode]) -> ReportTable:
     )  # fmt: skip
 
 
+def _count_mean(members: list[Episode], name: str) -> float | None:
+    return _mean([_number(dict(e.score.components), f"{name}_count") for e in members])
+
+
 def tool_table(episodes: list[Episode]) -> ReportTable:
     """Mean steps and mean calls per episode of think, search and impossible, invalid and no-effect actions."""
     rows = []
@@ -189,7 +195,7 @@ def tool_table(episodes: list[Episode]) -> ReportTable:
                 *key,
                 len(scored),
                 _component_mean(scored, lambda c: _number(c, "steps")),
-                *(_component_mean(scored, lambda c, n=name: _number(c, f"{n}_count")) for name in COUNTS),
+                *(_count_mean(scored, name) for name in COUNTS),
             ]
         )
     return ReportTable(
