@@ -100,6 +100,13 @@ class PlancraftTable:
         return pixels(latest)
 
 
+def at(name: str) -> int:
+    """The index of a slot named like ``A1`` or ``I28``."""
+    index = slot_index(name)
+    assert index is not None, name
+    return index
+
+
 def random_state(rng: random.Random, items: list[str], count: int) -> dict[int, tuple[str, int]]:
     return {slot: (rng.choice(items), rng.randint(1, 64)) for slot in rng.sample(range(46), count)}
 
@@ -111,10 +118,10 @@ def drawer() -> Renderer:
 
 STATE: dict[int, tuple[str, int]] = {
     0: (OPAQUE_ITEM, 1),
-    slot_index("[A1]") or 0: (OPAQUE_ITEM, 12),
-    slot_index("[B2]") or 0: (OPAQUE_ITEM, 1),
-    slot_index("[I1]") or 0: (OPAQUE_ITEM, 1),
-    slot_index("[I28]") or 0: (OPAQUE_ITEM, 7),
+    at("A1"): (OPAQUE_ITEM, 12),
+    at("B2"): (OPAQUE_ITEM, 1),
+    at("I1"): (OPAQUE_ITEM, 1),
+    at("I28"): (OPAQUE_ITEM, 7),
 }
 
 
@@ -124,7 +131,7 @@ def test_slot_positions_follow_plancrafts_layout() -> None:
     named = {"A1": (120, 68), "A3": (264, 68), "B1": (120, 140), "C3": (264, 212), "I1": (32, 336)}
     named |= {"I9": (608, 336), "I10": (32, 408), "I27": (608, 480), "I28": (32, 568), "I36": (608, 568)}
     for name, corner in named.items():
-        assert SLOT_POSITIONS[slot_index(name) or -1] == corner, name
+        assert SLOT_POSITIONS[at(name)] == corner, name
     assert len(set(SLOT_POSITIONS)) == 46
     for x, y in SLOT_POSITIONS:
         assert x >= 0 and y >= 0 and x + SQUARE <= WIDTH and y + SQUARE <= HEIGHT
@@ -144,8 +151,7 @@ def test_icons_are_pasted_at_their_slots(drawer: Renderer) -> None:
     opaque, clear = overlay[..., 3] == 255, overlay[..., 3] == 0
     assert opaque.sum() > 1000 and (opaque | clear).all()
     empty = background()
-    for slot in (0, slot_index("[B2]"), slot_index("[I1]")):
-        assert slot is not None
+    for slot in (0, at("B2"), at("I1")):
         drawn = square(picture, slot, 64)
         assert (drawn[opaque] == overlay[..., :3][opaque]).all(), slot
         assert (drawn[clear] == square(empty, slot, 64)[clear]).all(), slot
@@ -154,8 +160,7 @@ def test_icons_are_pasted_at_their_slots(drawer: Renderer) -> None:
 
 def test_empty_slots_and_everything_outside_occupied_slots_is_the_background(drawer: Renderer) -> None:
     picture, empty = pixels(drawer.render(STATE)), background()
-    for slot in (slot_index("[A2]"), slot_index("[C3]"), slot_index("[I2]"), slot_index("[I36]")):
-        assert slot is not None
+    for slot in (at("A2"), at("C3"), at("I2"), at("I36")):
         assert (square(picture, slot) == square(empty, slot)).all(), slot
     outside = np.ones((HEIGHT, WIDTH), dtype=bool)
     for slot in STATE:
@@ -175,7 +180,7 @@ def test_quantities_of_two_or_more_are_written(drawer: Renderer) -> None:
         assert has_color(box, TEXT) == written, slot
         assert has_color(box, SHADOW) == written, slot
     # single digits are written further right, as in Plancraft
-    i28 = slot_index("[I28]") or 0
+    i28 = at("I28")
     x, y = SLOT_POSITIONS[i28]
     assert not has_color(picture[y : y + SQUARE, x : x + 18 + 24], TEXT)
 
@@ -211,9 +216,9 @@ def test_png_bytes_are_deterministic(drawer: Renderer) -> None:
     assert decoded.mode == "RGB" and (pixels(decoded) == pixels(drawer.render(STATE))).all()
     assert Image.open(io.BytesIO(drawer.png(STATE, "low"))).size == (176, 166)
     changed = dict(STATE)
-    changed[slot_index("[A1]") or 0] = (OPAQUE_ITEM, 13)
+    changed[at("A1")] = (OPAQUE_ITEM, 13)
     assert drawer.png(changed) != first
-    changed[slot_index("[A1]") or 0] = (OPAQUE_ITEM, 1)
+    changed[at("A1")] = (OPAQUE_ITEM, 1)
     assert drawer.png(changed) != first
 
 

@@ -221,21 +221,25 @@ def load_split(name: str) -> tuple[Example, ...]:
 
 
 @cache
+def _archive() -> zipfile.ZipFile:
+    """The wheel, opened once per process for the pictures' files (read one by one as they are needed)."""
+    return zipfile.ZipFile(ensure_wheel())
+
+
+@cache
 def read_asset(member: str) -> bytes:
     """One file of the wheel (icons, background, font), read once per process."""
-    with zipfile.ZipFile(ensure_wheel()) as archive:
-        return archive.read(member)
+    return _archive().read(member)
 
 
 @cache
 def icon_names() -> frozenset[str]:
     """The items that have an icon."""
-    with zipfile.ZipFile(ensure_wheel()) as archive:
-        return frozenset(
-            n[len(ICON_PREFIX) :].removesuffix(".png")
-            for n in archive.namelist()
-            if n.startswith(ICON_PREFIX) and n.endswith(".png")
-        )
+    return frozenset(
+        n[len(ICON_PREFIX) :].removesuffix(".png")
+        for n in _archive().namelist()
+        if n.startswith(ICON_PREFIX) and n.endswith(".png")
+    )
 
 
 def data_status() -> dict[str, Any]:

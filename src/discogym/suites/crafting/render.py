@@ -45,7 +45,7 @@ MAX_QUANTITY = 64
 # Kerning of minecraft_font.ttf between digits, in pixels at size 40 (what raqm applies; Pillow's basic
 # layout ignores it). Pairs not listed advance by the glyph's width.
 DIGIT_KERNING: dict[tuple[str, str], int] = {(a, b): -4 for a, b in ("14", "17", "19", "67", "69")}
-PNG_COMPRESS_LEVEL = 1  # about half the encoding time of zlib's default for a picture 1.6 times larger
+PNG_COMPRESS_LEVEL = 1  # about half the encoding time of zlib's default, for a file about 1.5 times larger
 _PATCH_LIMIT = 4096  # drawn slots kept per process (about 14 KB each)
 
 
