@@ -84,3 +84,21 @@ def test_search_results_depend_only_on_the_episode_seed(book):
         env = make_env(book, {10: ("oak_log", 1)}, seed=seed)
         runs.append([env.call("search", {"item": name}).text for name in ("oak_stairs", "chest", "oak_stairs")])
     assert runs[0] == runs[1] and runs[0] != runs[2]
+
+
+def test_picture_conditions_show_the_table_as_a_png_and_only_the_objective_as_text(book):
+    import base64
+    import io
+
+    from PIL import Image
+
+    task = suite.tasks("test")[1]
+    env = suite.make_env(task, suite.condition("image-medium"), seed=0)
+    assert env.brief() == "Craft an item of type: cake"
+    (first,) = env.brief_images()
+    picture = Image.open(io.BytesIO(base64.b64decode(first.data_base64)))
+    assert picture.format == "PNG" and picture.size == (352, 332)
+    result = env.call("move", {"slot_from": "[I23]", "slot_to": "[A1]", "quantity": 1})
+    assert result.text == "Craft an item of type: cake" and len(result.images) == 1
+    assert result.images[0] != first  # the sugar cane moved and sugar appeared in [0]
+    assert suite.make_env(task, suite.condition("mst-se-i"), seed=0).brief_images() == []
