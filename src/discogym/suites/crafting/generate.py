@@ -4,8 +4,9 @@ A task is built from a target item: pick one of its recipes and concrete ingredi
 each ingredient into its own recipe with probability one half (recursively), which gives a recipe tree
 whose leaves are the raw materials to hand over. Then come 4, 8 or 16 distractor stacks (items that take no
 part in making the target), and everything is put in random inventory slots. Our planner then solves the
-table; a task is kept only if the plan has at most 30 environment actions, and its optimal path, items used
-and complexity (= items used x recipe applications) come from that plan. An impossible task is a kept task
+table; a task is kept only if the plan has at most 30 environment actions (trees whose own recipes already
+take more are dropped before planning), and its optimal path, items used and complexity (= items used x
+recipe applications) come from that plan. An impossible task is a kept task
 with some of its materials taken away until the planner finds no plan.
 
 Tasks are drawn until every complexity bin (0-4) holds its share of the possible tasks, so a generated set
@@ -30,7 +31,7 @@ from discogym.core.errors import UserError
 from discogym.suites.crafting.data import Example, SlotItem
 from discogym.suites.crafting.planner import Plan, PlanError, consumption, make_plan, recipe_graph
 from discogym.suites.crafting.recipes import Recipe, RecipeBook, ShapelessRecipe, SmeltingRecipe, recipe_book
-from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack
+from discogym.suites.crafting.state import ALL_SLOTS, INVENTORY, OUTPUT, Stack
 
 DISTRACTOR_COUNTS = (4, 8, 16)
 MAX_PLAN_ACTIONS = 30
@@ -104,7 +105,6 @@ class Sampler:
     def __init__(self, book: RecipeBook, rng: np.random.Generator) -> None:
         self.book = book
         self.rng = rng
-        self.order = {item: i for i, item in enumerate(book.items)}
         known = set(book.items)
         self.targets = sorted(item for item in book.by_result if item in known and item != "air")
         self.graph = recipe_graph(book)
@@ -154,11 +154,7 @@ class Sampler:
         for ingredient in sorted(ingredients):
             amount = ingredients[ingredient] * times
             below = None
-            if (
-                depth < MAX_TREE_DEPTH
-                and ingredient in self.book.by_result
-                and self.rng.random() < EXPAND_PROBABILITY
-            ):
+            if depth < MAX_TREE_DEPTH and ingredient in self.book.by_result and self.rng.random() < EXPAND_PROBABILITY:
                 below = self.tree(ingredient, amount, avoid, depth + 1)
             if below is None:
                 materials[ingredient] += amount
@@ -338,8 +334,7 @@ def generate_examples(
         )
     order = sampler.rng.permutation(len(rows))
     return [
-        rows[int(index)].model_copy(update={"id": f"GEN{seed}-{position:04d}"})
-        for position, index in enumerate(order)
+        rows[int(index)].model_copy(update={"id": f"GEN{seed}-{position:04d}"}) for position, index in enumerate(order)
     ]
 
 
@@ -380,12 +375,12 @@ def read_task_file(path: Path) -> list[Example]:
     except json.JSONDecodeError as error:
         raise UserError(f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
     if not isinstance(rows, list):
-        raise UserError(f"{path}: a task file holds a JSON list of tasks, not a {type(rows).__name__}")
+        raise UserError(f"{path}: a task file holds a JSON list of tasks, not {_json_kind(rows)}")
     examples: list[Example] = []
     seen: dict[str, int] = {}
     for index, row in enumerate(rows):
         if not isinstance(row, dict):
-            raise UserError(f"{path}: row {index} is a {type(row).__name__}, not an object")
+            raise UserError(f"{path}: row {index} is {_json_kind(row)}, not an object")
         try:
             example = Example.model_validate(row)
         except ValidationError as error:
@@ -394,7 +389,7 @@ def read_task_file(path: Path) -> list[Example]:
             raise UserError(
                 f"{path}: row {index}{_row_name(row)}: field '{_field(first['loc'])}': {first['msg']}{more}"
             ) from None
-        bad_slots = [slot for slot in example.slotted_inventory if slot == OUTPUT or slot not in (*GRID, *INVENTORY)]
+        bad_slots = [slot for slot in example.slotted_inventory if slot == OUTPUT or slot not in ALL_SLOTS]
         if bad_slots:
             raise UserError(
                 f"{path}: row {index}{_row_name(row)}: field 'slotted_inventory': slot {bad_slots[0]} is not a "
@@ -410,3 +405,17 @@ def read_task_file(path: Path) -> list[Example]:
 def _row_name(row: Mapping[str, Any]) -> str:
     name = row.get("id")
     return f" (id {name!r})" if isinstance(name, str) else ""
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
