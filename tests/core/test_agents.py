@@ -1,4 +1,4 @@
-"""The generic agents: random (seeded, only valid calls) and replay (recorded transcripts)."""
+"""The generic agents: random (seeded, only valid calls), replay (recorded transcripts) and human (a terminal)."""
 
 import json
 
@@ -6,7 +6,7 @@ import pytest
 
 from discogym.core import AgentContext, AgentOptions, ToolCall, Turn, UserError
 from discogym.core.agent_lookup import agent_names, make_agent, resolve_agent_name
-from discogym.core.agents import RandomAgent, load_transcript
+from discogym.core.agents import HumanAgent, RandomAgent, load_transcript
 from tests.core.toy_suite import suite
 
 
@@ -78,3 +78,47 @@ def test_agent_names_resolve_per_suite():
     assert {"random", "replay"} <= set(agent_names(suite))
     with pytest.raises(UserError, match="unknown agent 'oracle' for suite 'toy'; choose from: reference, bisect"):
         resolve_agent_name(suite, "oracle")
+
+
+def scripted_human(lines: list[str]) -> tuple[HumanAgent, list[str]]:
+    """A human agent reading ``lines`` (then end of input) and recording what it shows."""
+    shown: list[str] = []
+    pending = iter(lines)
+
+    def read(prompt: str) -> str:
+        try:
+            return next(pending)
+        except StopIteration:
+            raise EOFError from None
+
+    return HumanAgent(read=read, write=shown.append), shown
+
+
+def test_a_human_types_the_suites_own_syntax_and_mistakes_are_asked_again():
+    env = suite.make_env(suite.tasks("dev")[0], suite.condition("plain"), seed=1)
+    agent, shown = scripted_human(["hello", "probe 4"])
+    agent.start(
+        AgentContext(
+            brief=env.brief(),
+            tools=env.tool_specs(),
+            seed=0,
+            parse_text_action=env.parse_text_action,
+            text_prompt=env.text_prompt(),
+        )
+    )
+    assert shown[0] == env.brief() and env.text_prompt() in shown[1]
+    assert agent.act([]).call == ToolCall(tool="probe", args={"n": 4})
+    assert any(line.startswith("not understood: answer with one line") for line in shown)
+    decision = agent.act([])
+    assert decision.call is None and decision.message == "the player left"
+
+
+def test_a_human_without_a_suite_syntax_types_tool_and_json_arguments():
+    env = suite.make_env(suite.tasks("dev")[0], suite.condition("plain"), seed=1)
+    agent, shown = scripted_human(['probe {"n": 3', "", 'probe {"n": 3}', "quit"])
+    agent.start(AgentContext(brief=env.brief(), tools=env.tool_specs(), seed=0))
+    assert "Tools (type NAME {JSON arguments}, or quit):" in shown
+    assert agent.act([]).call == ToolCall(tool="probe", args={"n": 3})
+    assert any(line.startswith("not understood: arguments are") for line in shown)
+    assert shown.count("Tools (type NAME {JSON arguments}, or quit):") == 2  # an empty line shows the tools again
+    assert agent.act([]).message == "the player quit"

@@ -99,3 +99,31 @@ def test_a_model_plays_in_plancrafts_syntax_with_its_prompt(tmp_path, monkeypatc
     assert [e.call.tool for e in episode.events] == ["move", "(unreadable)", "search", "impossible"]
     assert episode.outcome.termination == "declared_impossible" and episode.score.success is False
     assert episode.score.components["invalid_count"] == 1
+
+
+def test_an_mcp_client_gets_the_first_picture_with_the_brief_and_plays_in_pictures(tmp_path):
+    import asyncio
+
+    import mcp_types as types
+    from mcp import Client
+
+    from discogym.interfaces.mcp.server import build_server
+
+    suite = get_suite("crafting")
+    server = build_server(suite, tmp_path, split="test.small")
+
+    async def play() -> None:
+        async with Client(server, client_info=types.Implementation(name="eyes", version="1")) as client:
+            task_id = suite.tasks("test.small")[0].id
+            started = await client.call_tool("start_task", {"task_id": task_id, "condition": "image-low"})
+            assert not started.is_error
+            kinds = [type(part).__name__ for part in started.content]
+            assert kinds == ["TextContent", "ImageContent"] and started.content[1].mime_type == "image/png"
+            moved = await client.call_tool("think", {"thought": "look first"})
+            assert [type(part).__name__ for part in moved.content] == ["TextContent"]
+            ended = await client.call_tool("impossible", {"reason": "test"})
+            assert not ended.is_error
+
+    asyncio.run(play())
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert episode.key.condition == "image-low" and episode.outcome.termination == "declared_impossible"
