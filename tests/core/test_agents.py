@@ -106,7 +106,7 @@ def test_a_human_types_the_suites_own_syntax_and_mistakes_are_asked_again():
             text_prompt=env.text_prompt(),
         )
     )
-    assert shown[0] == env.brief() and env.text_prompt() in shown[1]
+    assert shown[0] == env.brief() and str(env.text_prompt()) in shown[1]
     assert agent.act([]).call == ToolCall(tool="probe", args={"n": 4})
     assert any(line.startswith("not understood: answer with one line") for line in shown)
     decision = agent.act([])

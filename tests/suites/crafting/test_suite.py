@@ -117,8 +117,9 @@ def test_an_mcp_client_gets_the_first_picture_with_the_brief_and_plays_in_pictur
             task_id = suite.tasks("test.small")[0].id
             started = await client.call_tool("start_task", {"task_id": task_id, "condition": "image-low"})
             assert not started.is_error
-            kinds = [type(part).__name__ for part in started.content]
-            assert kinds == ["TextContent", "ImageContent"] and started.content[1].mime_type == "image/png"
+            text_part, picture = started.content
+            assert isinstance(text_part, types.TextContent) and isinstance(picture, types.ImageContent)
+            assert picture.mime_type == "image/png"
             moved = await client.call_tool("think", {"thought": "look first"})
             assert [type(part).__name__ for part in moved.content] == ["TextContent"]
             ended = await client.call_tool("impossible", {"reason": "test"})
