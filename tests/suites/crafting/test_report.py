@@ -15,8 +15,9 @@ from discogym.core.report import ReportTable, table_markdown
 from discogym.core.runner import plan_episode
 from discogym.core.task import Task
 from discogym.interfaces.cli import app
+from discogym.suites.crafting.generate import complexity_split
 from discogym.suites.crafting.report import crafting_tables
-from discogym.suites.crafting.suite import DIFFICULTY, suite
+from discogym.suites.crafting.suite import suite
 
 TITLES = [
     "crafting: overview",
@@ -93,7 +94,7 @@ def hand_actions(episode: Episode) -> int:
 
 def hand_difficulty(episode: Episode) -> str:
     truth = episode.task.ground_truth
-    return "impossible" if truth["impossible"] else DIFFICULTY[int(str(truth["complexity_bin"]))]
+    return complexity_split(int(str(truth["complexity_bin"])))
 
 
 def rate_cell(members: list[Episode]) -> str:

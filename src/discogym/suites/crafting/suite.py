@@ -26,7 +26,6 @@ TOOL_SETS: dict[str, tuple[str, ...]] = {
     "mst-i": ("move", "smelt", "think", "impossible"),
 }
 RESOLUTIONS = ("high", "medium", "low")
-DIFFICULTY = {0: "easy", 1: "easy", 2: "medium", 3: "hard", 4: "hard"}
 
 
 def _conditions() -> list[Condition]:
@@ -142,12 +141,11 @@ def score(episode: Episode) -> Score:
     success = declared if impossible else crafted
     raw_counts = outcome.get("counts")
     counts: dict[str, Any] = dict(raw_counts) if isinstance(raw_counts, dict) else {}
-    bin_ = int(str(truth["complexity_bin"]))
     components: dict[str, Any] = {
         "impossible": impossible,
         "crafted": crafted,
         "declared_impossible": declared,
-        "difficulty": "impossible" if impossible else DIFFICULTY.get(bin_, "hard"),
+        "difficulty": truth["complexity_split"],  # the dataset's: easy = bins 0-1, medium = 2, hard = 3-4
         "recipe_type": truth.get("recipe_type"),
         "steps": outcome.get("steps", 0),
         "actions": counts.get("move", 0) + counts.get("smelt", 0),
