@@ -1,0 +1,572 @@
+"""The redstone engine: Java Edition 1.21 behaviour for the palette, tick by tick, deterministic.
+
+Time is counted in game ticks (gt). ``state[t]`` is the world after tick ``t``'s scheduled ticks and the
+inputs given at ``t``. Each tick runs the scheduled ticks that are due, ordered by priority and then by the
+order they were scheduled; a position has at most one pending tick; a tick whose block changed type is
+skipped. Priorities: -3 a repeater whose front is a repeater not pointing back, -2 a repeater turning off,
+-1 other repeater ticks, 0 torches, lamps and buttons.
+
+A state change notifies every component within Manhattan distance 2 (what Minecraft's neighbour updates
+reach for these blocks), depth first, in a fixed order of offsets, so the result never depends on the order
+in which blocks were placed. Dust settles at once: when a dust block is notified, its whole network is
+recomputed to the fixed point ``power = max(source, strongest dust it reads - 1)``.
+"""
+
+import heapq
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from discogym.core.errors import UserError
+from discogym.suites.redstone.blocks import (
+    AIR,
+    BUTTON,
+    COMPUTED,
+    CONDUCTORS,
+    DIRECTIONS,
+    GLASS,
+    HORIZONTAL,
+    LAMP,
+    OPPOSITE,
+    REPEATER,
+    STONE,
+    TORCH,
+    WALL_TORCH,
+    WIRE,
+    Block,
+    Pos,
+    make_block,
+    offset,
+)
+from discogym.suites.redstone.world import World, format_pos, support_of
+
+BUTTON_TICKS: Final = 20
+TORCH_DELAY: Final = 2
+LAMP_OFF_DELAY: Final = 4
+BURNOUT_WINDOW: Final = 60
+BURNOUT_TOGGLES: Final = 8
+BURNOUT_RETRY: Final = 160
+SETTLE_LIMIT: Final = 1000  # ticks run at load to reach a steady state (clocks never get there)
+
+# Minecraft's neighbour update order, and the order in which a change reaches its neighbours' neighbours.
+UPDATE_ORDER = ("west", "east", "down", "up", "north", "south")
+SECOND_RING_ORDER = ("down", "up", "north", "south", "west", "east")
+COMPONENTS = frozenset({WIRE, REPEATER, TORCH, WALL_TORCH, LAMP, BUTTON})
+
+
+def _ring_offsets() -> tuple[Pos, ...]:
+    seen: dict[Pos, None] = {}
+    for name in UPDATE_ORDER:
+        seen[DIRECTIONS[name]] = None
+    for first in SECOND_RING_ORDER:
+        fx, fy, fz = DIRECTIONS[first]
+        for second in UPDATE_ORDER:
+            sx, sy, sz = DIRECTIONS[second]
+            seen[(fx + sx, fy + sy, fz + sz)] = None
+    seen.pop((0, 0, 0), None)
+    return tuple(seen)
+
+
+RING: Final = _ring_offsets()  # the 24 positions within Manhattan distance 2, in notification order
+
+
+@dataclass(frozen=True)
+class Change:
+    """One block-state change at a game tick."""
+
+    tick: int
+    pos: Pos
+    before: Block
+    after: Block
+
+
+@dataclass(order=True)
+class _Scheduled:
+    due: int
+    priority: int
+    order: int
+    pos: Pos
+
+
+def _add(pos: Pos, delta: Pos) -> Pos:
+    return (pos[0] + delta[0], pos[1] + delta[1], pos[2] + delta[2])
+
+
+class Simulator:
+    """A world running under the redstone rules. Build it from a :class:`World`; press buttons, step ticks,
+    read blocks and the trace of every change."""
+
+    def __init__(self, world: World, *, settle: bool = True) -> None:
+        self.kind: dict[Pos, str] = {}
+        self.static: dict[Pos, Block] = {}  # each block with its placed (non-computed) properties
+        self.on: dict[Pos, bool] = {}  # lamp/torch lit, repeater/button powered
+        self.power: dict[Pos, int] = {}
+        self.locked: dict[Pos, bool] = {}
+        self.time = 0
+        self.trace: list[Change] = []
+        self._recording = False
+        self._queue: list[_Scheduled] = []
+        self._pending: set[Pos] = set()
+        self._running: set[Pos] = set()
+        self._order = 0
+        self._toggles: list[tuple[int, Pos]] = []
+        self._wire_cache: dict[Pos, tuple[frozenset[str], dict[str, str], tuple[Pos, ...]]] = {}
+        self._readers: dict[Pos, list[Pos]] | None = None
+        self._networks: dict[Pos, tuple[Pos, ...]] = {}
+        self._clean: set[Pos] = set()  # dust settled since the last change of any other component
+        for pos, block in world:
+            self._place(pos, block)
+        self._refresh_topology()
+        if settle:
+            self.settle()
+        self._recording = True
+
+    # ----------------------------------------------------------------------------------------------
+    # Reading the world
+
+    def block(self, pos: Pos) -> Block:
+        """The block at ``pos`` with its current computed properties (air where there is nothing)."""
+        kind = self.kind.get(pos)
+        if kind is None:
+            return Block(AIR)
+        base = self.static[pos]
+        if kind == WIRE:
+            shape = self._wire(pos)[1]
+            return base.with_props(power=str(self.power[pos]), **shape)
+        if kind in (LAMP, TORCH, WALL_TORCH):
+            return base.with_props(lit=_bool(self.on[pos]))
+        if kind == REPEATER:
+            return base.with_props(powered=_bool(self.on[pos]), locked=_bool(self.locked[pos]))
+        if kind == BUTTON:
+            return base.with_props(powered=_bool(self.on[pos]))
+        return base
+
+    def snapshot(self) -> World:
+        """The world as it is now, computed properties included."""
+        return World({pos: self.block(pos) for pos in sorted(self.kind)})
+
+    # ----------------------------------------------------------------------------------------------
+    # Inputs and time
+
+    def press(self, pos: Pos) -> bool:
+        """Press the button at ``pos`` (an input between ticks); False if it was already on."""
+        if self.kind.get(pos) != BUTTON:
+            raise UserError(f"there is no stone_button at {format_pos(pos)} to press")
+        if self.on[pos]:
+            return False
+        self._set_on(pos, True)
+        self._schedule(pos, BUTTON_TICKS, 0)
+        return True
+
+    def step(self) -> None:
+        """Advance one game tick and run the scheduled ticks that are due."""
+        self.time += 1
+        due: list[_Scheduled] = []
+        while self._queue and self._queue[0].due <= self.time:
+            entry = heapq.heappop(self._queue)
+            self._pending.discard(entry.pos)
+            due.append(entry)
+        self._running = {entry.pos for entry in due}
+        for entry in due:  # already in (due, priority, order) order
+            self._running.discard(entry.pos)
+            self._run_tick(entry.pos)
+        self._running = set()
+
+    def run(self, ticks: int, presses: Mapping[int, Iterable[Pos]] | None = None) -> None:
+        """Run ``ticks`` more game ticks; ``presses`` maps a tick (absolute) to the buttons pressed at it."""
+        presses = presses or {}
+        for pos in presses.get(self.time, ()):
+            self.press(pos)
+        for _ in range(ticks):
+            self.step()
+            for pos in presses.get(self.time, ()):
+                self.press(pos)
+
+    def settle(self) -> None:
+        """Bring a freshly loaded world to its steady state (untraced), then call that tick 0."""
+        for pos in sorted(self.kind):
+            self._notify_one(pos)
+        for _ in range(SETTLE_LIMIT):
+            if not self._queue:
+                break
+            self.step()
+        shift = self.time
+        self.time = 0
+        self._queue = [_Scheduled(e.due - shift, e.priority, e.order, e.pos) for e in self._queue]
+        heapq.heapify(self._queue)
+        self._toggles = [(when - shift, pos) for when, pos in self._toggles]
+
+    @property
+    def pending(self) -> int:
+        """How many scheduled ticks are waiting."""
+        return len(self._queue)
+
+    # ----------------------------------------------------------------------------------------------
+    # Editing
+
+    def set_block(self, pos: Pos, block: Block) -> list[Pos]:
+        """Place or remove (air) a block while the world runs, as a player would; returns the positions of
+        components that lost their support and were removed."""
+        world = World({p: self.static[p] for p in self.kind})
+        dropped = world.place(pos, block)
+        edited = sorted({pos, *dropped})
+        nearby = sorted({_add(p, d) for p in edited for d in RING} | set(edited))
+        before = {p: self.block(p) for p in nearby}
+        for gone in edited:
+            self._remove(gone)
+        if block.id != AIR:
+            self._place(pos, block)
+        self._refresh_topology()
+        for changed in nearby:
+            if self.block(changed) != before[changed]:
+                self._record(changed, before[changed])
+        for changed in edited:
+            self._notify_one(changed)
+            self._notify_around(changed)
+        return dropped
+
+    def _place(self, pos: Pos, block: Block) -> None:
+        kind = block.id
+        if kind == AIR:
+            return
+        self.kind[pos] = kind
+        self.static[pos] = _static_part(block)
+        if kind == WIRE:
+            self.power[pos] = 0
+        elif kind in (LAMP, REPEATER, BUTTON):
+            self.on[pos] = False
+            if kind == REPEATER:
+                self.locked[pos] = False
+        elif kind in (TORCH, WALL_TORCH):
+            self.on[pos] = True
+
+    def _remove(self, pos: Pos) -> None:
+        self.kind.pop(pos, None)
+        self.static.pop(pos, None)
+        self.on.pop(pos, None)
+        self.power.pop(pos, None)
+        self.locked.pop(pos, None)
+
+    def _refresh_topology(self) -> None:
+        self._wire_cache.clear()
+        self._readers = None
+        self._networks.clear()
+        self._clean.clear()
+
+    # ----------------------------------------------------------------------------------------------
+    # Power
+
+    def _conductor_power(self, pos: Pos, for_dust: bool) -> int:
+        """The strongest strong power any neighbour drives into a conductor (dust counts except for dust)."""
+        best = 0
+        for name, delta in DIRECTIONS.items():
+            source = _add(pos, delta)
+            if source in self.kind:
+                best = max(best, self._emitted(source, OPPOSITE[name], strong=True, for_dust=for_dust))
+                if best >= 15:
+                    return 15
+        return best
+
+    def _emitted(self, source: Pos, towards: str, *, strong: bool, for_dust: bool) -> int:
+        """The power the component at ``source`` gives the neighbour on its ``towards`` side."""
+        kind = self.kind[source]
+        if kind == WIRE:
+            if for_dust:
+                return 0
+            power = self.power[source]
+            if power == 0 or towards == "up":
+                return 0
+            return power if towards == "down" or towards in self._wire(source)[0] else 0
+        if not self.on.get(source, False):
+            return 0
+        block = self.static[source]
+        if kind == REPEATER:
+            return 15 if towards == OPPOSITE[block.get("facing")] else 0
+        if kind in (TORCH, WALL_TORCH):
+            if strong:
+                return 15 if towards == "up" else 0
+            support = "down" if kind == TORCH else OPPOSITE[block.get("facing")]
+            return 0 if towards == support else 15
+        if kind == BUTTON:
+            if strong:
+                return 15 if _add(source, DIRECTIONS[towards]) == support_of(source, block) else 0
+            return 15
+        return 0
+
+    def _signal_from(self, neighbour: Pos, towards: str, for_dust: bool = False) -> int:
+        """What a block reading its neighbour gets from it: a conductor's strong power, or an emitter's."""
+        kind = self.kind.get(neighbour)
+        if kind is None or kind == GLASS:
+            return 0
+        if kind in CONDUCTORS:
+            return self._conductor_power(neighbour, for_dust)
+        return self._emitted(neighbour, towards, strong=False, for_dust=for_dust)
+
+    def _has_neighbor_signal(self, pos: Pos) -> bool:
+        return any(self._signal_from(_add(pos, delta), OPPOSITE[name]) > 0 for name, delta in DIRECTIONS.items())
+
+    def _torch_powered(self, pos: Pos) -> bool:
+        block = self.static[pos]
+        side = "down" if self.kind[pos] == TORCH else OPPOSITE[block.get("facing")]
+        return self._signal_from(offset(pos, side), OPPOSITE[side]) > 0
+
+    def _repeater_input(self, pos: Pos) -> int:
+        facing = self.static[pos].get("facing")
+        back = offset(pos, facing)
+        signal = self._signal_from(back, OPPOSITE[facing])
+        if signal < 15 and self.kind.get(back) == WIRE:
+            signal = max(signal, self.power[back])
+        return signal
+
+    def _repeater_locked(self, pos: Pos) -> bool:
+        facing = self.static[pos].get("facing")
+        for side in _sides(facing):
+            neighbour = offset(pos, side)
+            # a powered repeater whose output (the side opposite its facing) points into this one
+            is_repeater = self.kind.get(neighbour) == REPEATER
+            if is_repeater and self.on[neighbour] and self.static[neighbour].get("facing") == side:
+                return True
+        return False
+
+    # ----------------------------------------------------------------------------------------------
+    # Dust shape and networks
+
+    def _wire(self, pos: Pos) -> tuple[frozenset[str], dict[str, str], tuple[Pos, ...]]:
+        """A dust block's pointing directions, its connection properties and the dust it reads power from."""
+        cached = self._wire_cache.get(pos)
+        if cached is None:
+            cached = self._wire_cache[pos] = self._compute_wire(pos)
+        return cached
+
+    def _compute_wire(self, pos: Pos) -> tuple[frozenset[str], dict[str, str], tuple[Pos, ...]]:
+        above = offset(pos, "up")
+        open_above = self.kind.get(above) not in CONDUCTORS
+        shape: dict[str, str] = {}
+        reads: list[Pos] = []
+        for side in HORIZONTAL:
+            beside = offset(pos, side)
+            beside_kind = self.kind.get(beside)
+            beside_conducts = beside_kind in CONDUCTORS
+            up = offset(beside, "up")
+            down = offset(beside, "down")
+            connection = "none"
+            if open_above and beside_kind in (STONE, LAMP, GLASS) and self.kind.get(up) == WIRE:
+                connection = "up"
+            elif self._connects_to(beside, side) or (not beside_conducts and self.kind.get(down) == WIRE):
+                connection = "side"
+            shape[side] = connection
+            if beside_kind == WIRE:
+                reads.append(beside)
+            if beside_conducts and open_above and self.kind.get(up) == WIRE:
+                reads.append(up)
+            elif not beside_conducts and self.kind.get(down) == WIRE:
+                reads.append(down)
+        connected = [side for side in HORIZONTAL if shape[side] != "none"]
+        if not connected:
+            points = frozenset(HORIZONTAL)
+            shape = dict.fromkeys(HORIZONTAL, "side")
+        elif len(connected) == 1:  # a line through: the far side points on too
+            points = frozenset({connected[0], OPPOSITE[connected[0]]})
+            shape[OPPOSITE[connected[0]]] = "side"
+        else:
+            points = frozenset(connected)
+        return points, shape, tuple(reads)
+
+    def _connects_to(self, pos: Pos, side: str) -> bool:
+        kind = self.kind.get(pos)
+        if kind == WIRE:
+            return True
+        if kind == REPEATER:
+            facing = self.static[pos].get("facing")
+            return facing in (side, OPPOSITE[side])
+        return kind in (TORCH, WALL_TORCH, BUTTON)
+
+    def _dust_readers(self) -> dict[Pos, list[Pos]]:
+        if self._readers is None:
+            readers: dict[Pos, list[Pos]] = {pos: [] for pos, kind in self.kind.items() if kind == WIRE}
+            for pos in sorted(readers):
+                for source in self._wire(pos)[2]:
+                    readers[source].append(pos)
+            self._readers = readers
+        return self._readers
+
+    def _network(self, start: Pos) -> tuple[Pos, ...]:
+        """The dust connected to ``start`` by reading in either direction (cached until the world is edited)."""
+        cached = self._networks.get(start)
+        if cached is not None:
+            return cached
+        readers = self._dust_readers()
+        seen = {start}
+        todo = [start]
+        while todo:
+            pos = todo.pop()
+            for other in (*self._wire(pos)[2], *readers[pos]):
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        network = tuple(sorted(seen))
+        for pos in network:
+            self._networks[pos] = network
+        return network
+
+    def _settle_dust(self, start: Pos) -> list[Pos]:
+        """Recompute the network's power; returns the dust whose power changed (already set and traced)."""
+        network = self._network(start)
+        self._clean.update(network)
+        readers = self._dust_readers()
+        best: dict[Pos, int] = {}
+        buckets: list[list[Pos]] = [[] for _ in range(16)]
+        for pos in network:
+            source = 0
+            for name, delta in DIRECTIONS.items():
+                source = max(source, self._signal_from(_add(pos, delta), OPPOSITE[name], for_dust=True))
+            best[pos] = source
+            buckets[source].append(pos)
+        for level in range(15, 0, -1):
+            for pos in buckets[level]:
+                if best[pos] != level:
+                    continue
+                for reader in readers[pos]:
+                    if best[reader] < level - 1:
+                        best[reader] = level - 1
+                        buckets[level - 1].append(reader)
+        changed = [pos for pos in network if best[pos] != self.power[pos]]
+        for pos in changed:
+            before = self.block(pos)
+            self.power[pos] = best[pos]
+            self._record(pos, before)
+        return changed
+
+    # ----------------------------------------------------------------------------------------------
+    # Updates and scheduled ticks
+
+    def _notify_around(self, *centres: Pos) -> None:
+        """Notify the components within distance 2 of each changed position, depth first."""
+        targets: dict[Pos, None] = {}
+        for centre in centres:
+            for delta in RING:
+                target = _add(centre, delta)
+                if self.kind.get(target) in COMPONENTS:
+                    targets[target] = None
+        for target in targets:
+            if target in self.kind:
+                self._notify_one(target)
+
+    def _notify_one(self, pos: Pos) -> None:
+        kind = self.kind.get(pos)
+        if kind == WIRE:
+            if pos in self._clean:  # nothing that feeds this network changed since it was settled
+                return
+            changed = self._settle_dust(pos)
+            if changed:
+                self._notify_around(*changed)
+        elif kind == REPEATER:
+            self._repeater_neighbor(pos)
+        elif kind in (TORCH, WALL_TORCH):
+            if self.on[pos] == self._torch_powered(pos) and pos not in self._running:
+                self._schedule(pos, TORCH_DELAY, 0)
+        elif kind == LAMP:
+            lit, powered = self.on[pos], self._has_neighbor_signal(pos)
+            if lit and not powered:
+                self._schedule(pos, LAMP_OFF_DELAY, 0)
+            elif powered and not lit:
+                self._set_on(pos, True, notify=False)  # a lamp's light changes no power
+
+    def _repeater_neighbor(self, pos: Pos) -> None:
+        locked = self._repeater_locked(pos)
+        if locked != self.locked[pos]:
+            before = self.block(pos)
+            self.locked[pos] = locked
+            self._record(pos, before)
+        if locked:
+            return
+        should = self._repeater_input(pos) > 0
+        if self.on[pos] != should and pos not in self._running:
+            self._schedule(pos, self._delay(pos), self._repeater_priority(pos))
+
+    def _repeater_priority(self, pos: Pos) -> int:
+        facing = self.static[pos].get("facing")
+        front = offset(pos, OPPOSITE[facing])
+        if self.kind.get(front) == REPEATER and self.static[front].get("facing") != OPPOSITE[facing]:
+            return -3
+        return -2 if self.on[pos] else -1
+
+    def _delay(self, pos: Pos) -> int:
+        return 2 * int(self.static[pos].get("delay"))
+
+    def _schedule(self, pos: Pos, delay: int, priority: int) -> None:
+        if pos in self._pending:
+            return
+        self._order += 1
+        self._pending.add(pos)
+        heapq.heappush(self._queue, _Scheduled(self.time + delay, priority, self._order, pos))
+
+    def _run_tick(self, pos: Pos) -> None:
+        kind = self.kind.get(pos)
+        if kind == REPEATER:
+            self._repeater_tick(pos)
+        elif kind in (TORCH, WALL_TORCH):
+            self._torch_tick(pos)
+        elif kind == LAMP:
+            if self.on[pos] and not self._has_neighbor_signal(pos):
+                self._set_on(pos, False, notify=False)
+        elif kind == BUTTON and self.on[pos]:
+            self._set_on(pos, False)
+
+    def _repeater_tick(self, pos: Pos) -> None:
+        if self._repeater_locked(pos):
+            return
+        should = self._repeater_input(pos) > 0
+        if self.on[pos] and not should:
+            self._set_on(pos, False)
+        elif not self.on[pos]:
+            self._set_on(pos, True)
+            if not should:
+                self._schedule(pos, self._delay(pos), -3)
+
+    def _torch_tick(self, pos: Pos) -> None:
+        powered = self._torch_powered(pos)
+        while self._toggles and self.time - self._toggles[0][0] > BURNOUT_WINDOW:
+            self._toggles.pop(0)
+        if self.on[pos]:
+            if powered:
+                self._set_on(pos, False)
+                self._toggles.append((self.time, pos))
+                if self._recent_toggles(pos) >= BURNOUT_TOGGLES:
+                    self._schedule(pos, BURNOUT_RETRY, 0)
+        elif not powered and self._recent_toggles(pos) < BURNOUT_TOGGLES:
+            self._set_on(pos, True)
+
+    def _recent_toggles(self, pos: Pos) -> int:
+        return sum(1 for _, where in self._toggles if where == pos)
+
+    def _set_on(self, pos: Pos, value: bool, *, notify: bool = True) -> None:
+        before = self.block(pos)
+        self.on[pos] = value
+        self._record(pos, before)
+        if notify:
+            self._clean.clear()
+            self._notify_around(pos)
+
+    def _record(self, pos: Pos, before: Block) -> None:
+        if self._recording:
+            self.trace.append(Change(self.time, pos, before, self.block(pos)))
+
+    def changes_since(self, tick: int) -> Iterator[Change]:
+        """The trace from ``tick`` on."""
+        return (change for change in self.trace if change.tick >= tick)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _sides(facing: str) -> tuple[str, str]:
+    index = HORIZONTAL.index(facing)
+    return HORIZONTAL[(index + 1) % 4], HORIZONTAL[(index + 3) % 4]
+
+
+def _static_part(block: Block) -> Block:
+    """The block with its computed properties at their defaults (they are the simulator's to set)."""
+    keep = {name: value for name, value in block.props if name not in COMPUTED}
+    return make_block(block.id, **keep)
