@@ -72,7 +72,9 @@ def test_strong_power_passes_through_a_block_to_dust_but_weak_power_does_not():
 
 
 def test_glass_is_never_powered():
-    sim = build(BUTTON, "1 1 0 redstone_repeater[facing=west]", "2 1 0 glass", "2 1 1 redstone_lamp", "3 1 0 redstone_wire")
+    sim = build(
+        BUTTON, "1 1 0 redstone_repeater[facing=west]", "2 1 0 glass", "2 1 1 redstone_lamp", "3 1 0 redstone_wire"
+    )
     sim.press(PRESS)
     sim.run(5)
     assert not sim.on[(2, 1, 1)] and sim.power[(3, 1, 0)] == 0
@@ -83,7 +85,9 @@ def test_signal_climbs_onto_dust_on_glass_but_never_comes_down():
     up.press(PRESS)
     assert up.power[(2, 1, 0)] == 14 and up.power[(3, 2, 0)] == 13
     assert up.block((2, 1, 0)).get("east") == "up"
-    down = build("4 1 0 stone", "4 2 0 stone_button[face=floor]", "3 1 0 glass", "3 2 0 redstone_wire", *wire_line(1, 2))
+    down = build(
+        "4 1 0 stone", "4 2 0 stone_button[face=floor]", "3 1 0 glass", "3 2 0 redstone_wire", *wire_line(1, 2)
+    )
     down.press((4, 2, 0))
     assert down.power[(3, 2, 0)] == 15 and down.power[(2, 1, 0)] == 0
 
@@ -210,7 +214,11 @@ def test_lamps_light_at_once_and_go_off_4_ticks_after_the_first_loss_rechecked()
 
 def test_a_repeater_into_a_lamp_lights_the_lamps_next_to_it():
     sim = build(
-        BUTTON, "1 1 0 redstone_repeater[facing=west]", "2 1 0 redstone_lamp", "3 1 0 redstone_lamp", "2 1 1 redstone_lamp"
+        BUTTON,
+        "1 1 0 redstone_repeater[facing=west]",
+        "2 1 0 redstone_lamp",
+        "3 1 0 redstone_lamp",
+        "2 1 1 redstone_lamp",
     )
     sim.press(PRESS)
     sim.run(2)
@@ -249,7 +257,9 @@ def edge_detector(first: int | None, last: int) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(("first", "last", "pulse"), [(None, 1, None), (1, 1, None), (None, 2, None), (2, 1, 4), (2, 2, 6)])
+@pytest.mark.parametrize(
+    ("first", "last", "pulse"), [(None, 1, None), (1, 1, None), (None, 2, None), (2, 1, 4), (2, 2, 6)]
+)
 def test_a_rising_edge_detector_gives_pulses_of_the_right_length_and_none_below_6_ticks(first, last, pulse):
     sim = build(*edge_detector(first, last))
     assert not sim.on[(4, 2, 3)]

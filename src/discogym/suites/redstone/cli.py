@@ -87,3 +87,32 @@ def simulate_command(
         name = entry["block"].split("[")[0].removeprefix("minecraft:")
         stdout.print(f"t={entry['tick']:>5}  {format_pos(tuple(entry['pos'])):>12}  {name}: {diff}", highlight=False)
     stdout.print(f"{len(changes)} changes in {ticks} game ticks", highlight=False)
+
+
+@app.command("export")
+def export_command(
+    world_file: WorldArgument,
+    out: Annotated[Path, typer.Argument(help="Schematic to write: .schem (Sponge) or .litematic (Litematica).")],
+    sponge_version: Annotated[int, typer.Option(min=2, max=3, help="Sponge format version for .schem.")] = 3,
+) -> None:
+    """Write a world file as a Minecraft schematic, to paste into the game."""
+    with user_errors():
+        from discogym.suites.redstone.schematic import write_schematic
+
+        world = read_world(world_file)
+        write_schematic(world, out, sponge_version=sponge_version)
+    stdout.print(f"{len(world)} blocks written to {out}", highlight=False)
+
+
+@app.command("import")
+def import_command(
+    schematic: Annotated[Path, typer.Argument(help="A .schem (Sponge v1-v3) or .litematic file.")],
+    out: Annotated[Path, typer.Argument(help="World file to write (the line format).")],
+) -> None:
+    """Read a Minecraft schematic of palette blocks into a world file."""
+    with user_errors():
+        from discogym.suites.redstone.schematic import read_schematic
+
+        world = read_schematic(schematic)
+        out.write_text(world.to_text(), encoding="utf-8")
+    stdout.print(f"{len(world)} blocks written to {out}", highlight=False)

@@ -103,7 +103,8 @@ class Simulator:
         self.power: dict[Pos, int] = {}
         self.locked: dict[Pos, bool] = {}
         self.time = 0
-        self.trace: list[Change] = []
+        self._trace: list[Change] = []
+        self._raw: list[tuple[int, Pos, int, int]] = []  # (tick, pos, state code before, after), not yet Changes
         self._recording = False
         self._queue: list[_Scheduled] = []
         self._pending: set[Pos] = set()
@@ -113,7 +114,11 @@ class Simulator:
         self._wire_cache: dict[Pos, tuple[frozenset[str], dict[str, str], tuple[Pos, ...]]] = {}
         self._readers: dict[Pos, list[Pos]] | None = None
         self._networks: dict[Pos, tuple[Pos, ...]] = {}
-        self._clean: set[Pos] = set()  # dust settled since the last change of any other component
+        self._around: dict[Pos, tuple[Pos, ...]] = {}  # components within distance 2, in notification order
+        self._sides: dict[Pos, tuple[tuple[Pos, str], ...]] = {}  # occupied neighbours and the side facing back
+        # A dust network needs settling again only after some other component changed (a new "wave").
+        self._wave = 0
+        self._settled_in: dict[Pos, int] = {}
         for pos, block in world:
             self._place(pos, block)
         self._refresh_topology()
@@ -140,6 +145,36 @@ class Simulator:
         if kind == BUTTON:
             return base.with_props(powered=_bool(self.on[pos]))
         return base
+
+    def _code(self, pos: Pos) -> int:
+        """The computed part of a block's state as a small integer: dust power, or lit/powered + 2 x locked."""
+        kind = self.kind.get(pos)
+        if kind == WIRE:
+            return self.power[pos]
+        if pos in self.on:
+            return int(self.on[pos]) + 2 * int(self.locked.get(pos, False))
+        return 0
+
+    def _block_with(self, pos: Pos, code: int) -> Block:
+        kind = self.kind[pos]
+        base = self.static[pos]
+        if kind == WIRE:
+            return base.with_props(power=str(code), **self._wire(pos)[1])
+        on = _bool(bool(code & 1))
+        if kind == REPEATER:
+            return base.with_props(powered=on, locked=_bool(bool(code & 2)))
+        return base.with_props(**{"powered" if kind == BUTTON else "lit": on})
+
+    @property
+    def trace(self) -> list[Change]:
+        """Every block-state change so far, in the order it happened."""
+        self._flush_trace()
+        return self._trace
+
+    def _flush_trace(self) -> None:
+        for tick, pos, before, after in self._raw:
+            self._trace.append(Change(tick, pos, self._block_with(pos, before), self._block_with(pos, after)))
+        self._raw.clear()
 
     def snapshot(self) -> World:
         """The world as it is now, computed properties included."""
@@ -207,6 +242,7 @@ class Simulator:
     def set_block(self, pos: Pos, block: Block) -> list[Pos]:
         """Place or remove (air) a block while the world runs, as a player would; returns the positions of
         components that lost their support and were removed."""
+        self._flush_trace()  # raw entries read dust shapes, which an edit may change
         world = World({p: self.static[p] for p in self.kind})
         dropped = world.place(pos, block)
         edited = sorted({pos, *dropped})
@@ -218,8 +254,9 @@ class Simulator:
             self._place(pos, block)
         self._refresh_topology()
         for changed in nearby:
-            if self.block(changed) != before[changed]:
-                self._record(changed, before[changed])
+            after = self.block(changed)
+            if after != before[changed] and self._recording:
+                self._trace.append(Change(self.time, changed, before[changed], after))
         for changed in edited:
             self._notify_one(changed)
             self._notify_around(changed)
@@ -251,20 +288,35 @@ class Simulator:
         self._wire_cache.clear()
         self._readers = None
         self._networks.clear()
-        self._clean.clear()
+        self._around.clear()
+        self._sides.clear()
+        self._wave += 1
 
     # ----------------------------------------------------------------------------------------------
     # Power
 
+    def _neighbours(self, pos: Pos) -> tuple[tuple[Pos, str], ...]:
+        """The occupied neighbours of ``pos``, each with the side of it that faces ``pos`` (cached)."""
+        found = self._sides.get(pos)
+        if found is None:
+            x, y, z = pos
+            found = tuple(
+                ((x + dx, y + dy, z + dz), OPPOSITE[name])
+                for name, (dx, dy, dz) in DIRECTIONS.items()
+                if (x + dx, y + dy, z + dz) in self.kind
+            )
+            self._sides[pos] = found
+        return found
+
     def _conductor_power(self, pos: Pos, for_dust: bool) -> int:
         """The strongest strong power any neighbour drives into a conductor (dust counts except for dust)."""
         best = 0
-        for name, delta in DIRECTIONS.items():
-            source = _add(pos, delta)
-            if source in self.kind:
-                best = max(best, self._emitted(source, OPPOSITE[name], strong=True, for_dust=for_dust))
-                if best >= 15:
+        for source, side in self._neighbours(pos):
+            power = self._emitted(source, side, strong=True, for_dust=for_dust)
+            if power > best:
+                if power >= 15:
                     return 15
+                best = power
         return best
 
     def _emitted(self, source: Pos, towards: str, *, strong: bool, for_dust: bool) -> int:
@@ -303,7 +355,7 @@ class Simulator:
         return self._emitted(neighbour, towards, strong=False, for_dust=for_dust)
 
     def _has_neighbor_signal(self, pos: Pos) -> bool:
-        return any(self._signal_from(_add(pos, delta), OPPOSITE[name]) > 0 for name, delta in DIRECTIONS.items())
+        return any(self._signal_from(source, side) > 0 for source, side in self._neighbours(pos))
 
     def _torch_powered(self, pos: Pos) -> bool:
         block = self.static[pos]
@@ -412,27 +464,38 @@ class Simulator:
     def _settle_dust(self, start: Pos) -> list[Pos]:
         """Recompute the network's power; returns the dust whose power changed (already set and traced)."""
         network = self._network(start)
-        self._clean.update(network)
+        for pos in network:
+            self._settled_in[pos] = self._wave
         readers = self._dust_readers()
         best: dict[Pos, int] = {}
-        buckets: list[list[Pos]] = [[] for _ in range(16)]
         for pos in network:
             source = 0
-            for name, delta in DIRECTIONS.items():
-                source = max(source, self._signal_from(_add(pos, delta), OPPOSITE[name], for_dust=True))
+            for neighbour, side in self._neighbours(pos):
+                if self.kind[neighbour] != WIRE:
+                    signal = self._signal_from(neighbour, side, for_dust=True)
+                    if signal > source:
+                        source = signal
             best[pos] = source
-            buckets[source].append(pos)
-        for level in range(15, 0, -1):
-            for pos in buckets[level]:
+        # Spread power along the reading edges, strongest first (a block's power is final when it is taken).
+        level = 15
+        current = [pos for pos in network if best[pos] == 15]
+        waiting = sorted((pos for pos in network if 1 < best[pos] < 15), key=best.__getitem__, reverse=True)
+        while level > 1:
+            following: list[Pos] = []
+            for pos in current:
                 if best[pos] != level:
                     continue
                 for reader in readers[pos]:
                     if best[reader] < level - 1:
                         best[reader] = level - 1
-                        buckets[level - 1].append(reader)
+                        following.append(reader)
+            level -= 1
+            while waiting and best[waiting[0]] >= level:
+                following.append(waiting.pop(0))
+            current = following
         changed = [pos for pos in network if best[pos] != self.power[pos]]
         for pos in changed:
-            before = self.block(pos)
+            before = self.power[pos]
             self.power[pos] = best[pos]
             self._record(pos, before)
         return changed
@@ -442,20 +505,28 @@ class Simulator:
 
     def _notify_around(self, *centres: Pos) -> None:
         """Notify the components within distance 2 of each changed position, depth first."""
-        targets: dict[Pos, None] = {}
-        for centre in centres:
-            for delta in RING:
-                target = _add(centre, delta)
-                if self.kind.get(target) in COMPONENTS:
-                    targets[target] = None
+        if len(centres) == 1:
+            targets: Iterable[Pos] = self._components_around(centres[0])
+        else:
+            targets = dict.fromkeys(target for centre in centres for target in self._components_around(centre))
         for target in targets:
             if target in self.kind:
                 self._notify_one(target)
 
+    def _components_around(self, centre: Pos) -> tuple[Pos, ...]:
+        found = self._around.get(centre)
+        if found is None:
+            x, y, z = centre
+            found = tuple(
+                (x + dx, y + dy, z + dz) for dx, dy, dz in RING if self.kind.get((x + dx, y + dy, z + dz)) in COMPONENTS
+            )
+            self._around[centre] = found
+        return found
+
     def _notify_one(self, pos: Pos) -> None:
         kind = self.kind.get(pos)
         if kind == WIRE:
-            if pos in self._clean:  # nothing that feeds this network changed since it was settled
+            if self._settled_in.get(pos) == self._wave:  # nothing feeding it changed since it was settled
                 return
             changed = self._settle_dust(pos)
             if changed:
@@ -475,7 +546,7 @@ class Simulator:
     def _repeater_neighbor(self, pos: Pos) -> None:
         locked = self._repeater_locked(pos)
         if locked != self.locked[pos]:
-            before = self.block(pos)
+            before = self._code(pos)
             self.locked[pos] = locked
             self._record(pos, before)
         if locked:
@@ -541,20 +612,24 @@ class Simulator:
         return sum(1 for _, where in self._toggles if where == pos)
 
     def _set_on(self, pos: Pos, value: bool, *, notify: bool = True) -> None:
-        before = self.block(pos)
+        before = self._code(pos)
         self.on[pos] = value
         self._record(pos, before)
         if notify:
-            self._clean.clear()
+            self._wave += 1
             self._notify_around(pos)
 
-    def _record(self, pos: Pos, before: Block) -> None:
+    def _record(self, pos: Pos, before: int) -> None:
         if self._recording:
-            self.trace.append(Change(self.time, pos, before, self.block(pos)))
+            self._raw.append((self.time, pos, before, self._code(pos)))
 
     def changes_since(self, tick: int) -> Iterator[Change]:
         """The trace from ``tick`` on."""
         return (change for change in self.trace if change.tick >= tick)
+
+    def change_count(self) -> int:
+        """How many changes the trace holds (without building them)."""
+        return len(self._trace) + len(self._raw)
 
 
 def _bool(value: bool) -> str:
