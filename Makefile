@@ -29,6 +29,7 @@ bench: install
 	$(BIN)/python benchmarks/llm_overhead.py
 	$(BIN)/python benchmarks/petri_sims.py
 	$(BIN)/python benchmarks/crafting_env.py
+	$(BIN)/python benchmarks/redstone_engine.py
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache

@@ -135,3 +135,12 @@ def test_export_and_import_commands_round_trip_a_world(tmp_path):
         done = run_discogym("redstone", "import", str(tmp_path / name), str(back))
         assert done.returncode == 0, done.stderr
         assert back.read_text() == parse_world(LINE_WORLD).to_text()
+
+
+def test_view_prints_the_layers_at_a_tick_and_writes_pictures(tmp_path):
+    world = tmp_path / "line.txt"
+    world.write_text(LINE_WORLD)
+    done = run_discogym("redstone", "view", str(world), "--press", "0,1,0", "--tick", "3", "--png", str(tmp_path / "p"))
+    assert done.returncode == 0, done.stderr
+    assert "state at tick 3" in done.stdout and "  0 P f L" in done.stdout
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["iso.png", "layers.png", "top.png"]

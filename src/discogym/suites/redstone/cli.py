@@ -116,3 +116,30 @@ def import_command(
         world = read_schematic(schematic)
         out.write_text(world.to_text(), encoding="utf-8")
     stdout.print(f"{len(world)} blocks written to {out}", highlight=False)
+
+
+@app.command("view")
+def view_command(
+    world_file: WorldArgument,
+    press: PressOption = None,
+    at: AtOption = None,
+    tick: Annotated[int, typer.Option(min=0, max=10_000_000, help="Show the state at this game tick.")] = 0,
+    png: Annotated[
+        Path | None, typer.Option(help="Also write layers.png, top.png and iso.png into this directory.")
+    ] = None,
+) -> None:
+    """The world's state at a tick: a text grid per layer, and pictures with --png."""
+    from discogym.suites.redstone import views
+
+    with user_errors():
+        presses = parse_presses(press or [], at or [])
+        state = simulate_world(read_world(world_file), presses, tick).snapshot()
+        if png is not None:
+            png.mkdir(parents=True, exist_ok=True)
+            (png / "layers.png").write_bytes(views.layers_png(state))
+            (png / "top.png").write_bytes(views.top_down_png(state))
+            (png / "iso.png").write_bytes(views.iso_png(state))
+    stdout.print(f"state at tick {tick}", highlight=False)
+    stdout.print(views.text_layers(state), highlight=False, markup=False)
+    if png is not None:
+        stdout.print(f"pictures written to {png}/layers.png, top.png and iso.png", highlight=False)
