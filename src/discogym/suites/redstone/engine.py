@@ -102,6 +102,10 @@ class Simulator:
         self.on: dict[Pos, bool] = {}  # lamp/torch lit, repeater/button powered
         self.power: dict[Pos, int] = {}
         self.locked: dict[Pos, bool] = {}
+        # Placed properties read on every update, kept apart from the Block objects for speed.
+        self._facing: dict[Pos, str] = {}
+        self._support_side: dict[Pos, str] = {}  # the side of a torch or button where its support is
+        self._delay_gt: dict[Pos, int] = {}  # a repeater's delay in game ticks
         self.time = 0
         self._trace: list[Change] = []
         self._raw: list[tuple[int, Pos, int, int]] = []  # (tick, pos, state code before, after), not yet Changes
@@ -267,7 +271,14 @@ class Simulator:
         if kind == AIR:
             return
         self.kind[pos] = kind
-        self.static[pos] = _static_part(block)
+        self.static[pos] = static = _static_part(block)
+        if kind in (REPEATER, WALL_TORCH, BUTTON):
+            self._facing[pos] = static.get("facing")
+        if kind == REPEATER:
+            self._delay_gt[pos] = 2 * int(static.get("delay"))
+        support = support_of(pos, static)
+        if kind in (TORCH, WALL_TORCH, BUTTON) and support is not None:
+            self._support_side[pos] = next(name for name, d in DIRECTIONS.items() if _add(pos, d) == support)
         if kind == WIRE:
             self.power[pos] = 0
         elif kind in (LAMP, REPEATER, BUTTON):
@@ -283,6 +294,9 @@ class Simulator:
         self.on.pop(pos, None)
         self.power.pop(pos, None)
         self.locked.pop(pos, None)
+        self._facing.pop(pos, None)
+        self._support_side.pop(pos, None)
+        self._delay_gt.pop(pos, None)
 
     def _refresh_topology(self) -> None:
         self._wire_cache.clear()
@@ -331,17 +345,15 @@ class Simulator:
             return power if towards == "down" or towards in self._wire(source)[0] else 0
         if not self.on.get(source, False):
             return 0
-        block = self.static[source]
         if kind == REPEATER:
-            return 15 if towards == OPPOSITE[block.get("facing")] else 0
+            return 15 if towards == OPPOSITE[self._facing[source]] else 0
         if kind in (TORCH, WALL_TORCH):
             if strong:
                 return 15 if towards == "up" else 0
-            support = "down" if kind == TORCH else OPPOSITE[block.get("facing")]
-            return 0 if towards == support else 15
+            return 0 if towards == self._support_side[source] else 15
         if kind == BUTTON:
             if strong:
-                return 15 if _add(source, DIRECTIONS[towards]) == support_of(source, block) else 0
+                return 15 if towards == self._support_side[source] else 0
             return 15
         return 0
 
@@ -358,12 +370,11 @@ class Simulator:
         return any(self._signal_from(source, side) > 0 for source, side in self._neighbours(pos))
 
     def _torch_powered(self, pos: Pos) -> bool:
-        block = self.static[pos]
-        side = "down" if self.kind[pos] == TORCH else OPPOSITE[block.get("facing")]
+        side = self._support_side[pos]
         return self._signal_from(offset(pos, side), OPPOSITE[side]) > 0
 
     def _repeater_input(self, pos: Pos) -> int:
-        facing = self.static[pos].get("facing")
+        facing = self._facing[pos]
         back = offset(pos, facing)
         signal = self._signal_from(back, OPPOSITE[facing])
         if signal < 15 and self.kind.get(back) == WIRE:
@@ -371,12 +382,11 @@ class Simulator:
         return signal
 
     def _repeater_locked(self, pos: Pos) -> bool:
-        facing = self.static[pos].get("facing")
-        for side in _sides(facing):
+        for side in _sides(self._facing[pos]):
             neighbour = offset(pos, side)
             # a powered repeater whose output (the side opposite its facing) points into this one
             is_repeater = self.kind.get(neighbour) == REPEATER
-            if is_repeater and self.on[neighbour] and self.static[neighbour].get("facing") == side:
+            if is_repeater and self.on[neighbour] and self._facing[neighbour] == side:
                 return True
         return False
 
@@ -429,8 +439,7 @@ class Simulator:
         if kind == WIRE:
             return True
         if kind == REPEATER:
-            facing = self.static[pos].get("facing")
-            return facing in (side, OPPOSITE[side])
+            return self._facing[pos] in (side, OPPOSITE[side])
         return kind in (TORCH, WALL_TORCH, BUTTON)
 
     def _dust_readers(self) -> dict[Pos, list[Pos]]:
@@ -553,17 +562,14 @@ class Simulator:
             return
         should = self._repeater_input(pos) > 0
         if self.on[pos] != should and pos not in self._running:
-            self._schedule(pos, self._delay(pos), self._repeater_priority(pos))
+            self._schedule(pos, self._delay_gt[pos], self._repeater_priority(pos))
 
     def _repeater_priority(self, pos: Pos) -> int:
-        facing = self.static[pos].get("facing")
+        facing = self._facing[pos]
         front = offset(pos, OPPOSITE[facing])
-        if self.kind.get(front) == REPEATER and self.static[front].get("facing") != OPPOSITE[facing]:
+        if self.kind.get(front) == REPEATER and self._facing[front] != OPPOSITE[facing]:
             return -3
         return -2 if self.on[pos] else -1
-
-    def _delay(self, pos: Pos) -> int:
-        return 2 * int(self.static[pos].get("delay"))
 
     def _schedule(self, pos: Pos, delay: int, priority: int) -> None:
         if pos in self._pending:
@@ -593,7 +599,7 @@ class Simulator:
         elif not self.on[pos]:
             self._set_on(pos, True)
             if not should:
-                self._schedule(pos, self._delay(pos), -3)
+                self._schedule(pos, self._delay_gt[pos], -3)
 
     def _torch_tick(self, pos: Pos) -> None:
         powered = self._torch_powered(pos)
