@@ -489,6 +489,7 @@ class Simulator:
         level = 15
         current = [pos for pos in network if best[pos] == 15]
         waiting = sorted((pos for pos in network if 1 < best[pos] < 15), key=best.__getitem__, reverse=True)
+        next_waiting = 0
         while level > 1:
             following: list[Pos] = []
             for pos in current:
@@ -499,8 +500,9 @@ class Simulator:
                         best[reader] = level - 1
                         following.append(reader)
             level -= 1
-            while waiting and best[waiting[0]] >= level:
-                following.append(waiting.pop(0))
+            while next_waiting < len(waiting) and best[waiting[next_waiting]] >= level:
+                following.append(waiting[next_waiting])
+                next_waiting += 1
             current = following
         changed = [pos for pos in network if best[pos] != self.power[pos]]
         for pos in changed:
