@@ -120,6 +120,7 @@ class Simulator:
         self._networks: dict[Pos, tuple[Pos, ...]] = {}
         self._around: dict[Pos, tuple[Pos, ...]] = {}  # components within distance 2, in notification order
         self._sides: dict[Pos, tuple[tuple[Pos, str], ...]] = {}  # occupied neighbours and the side facing back
+        self._dust_taps: dict[Pos, tuple[tuple[Pos, str], ...]] = {}  # a dust block's neighbours other than dust
         # A dust network needs settling again only after some other component changed (a new "wave").
         self._wave = 0
         self._settled_in: dict[Pos, int] = {}
@@ -304,6 +305,7 @@ class Simulator:
         self._networks.clear()
         self._around.clear()
         self._sides.clear()
+        self._dust_taps.clear()
         self._wave += 1
 
     # ----------------------------------------------------------------------------------------------
@@ -476,15 +478,9 @@ class Simulator:
         for pos in network:
             self._settled_in[pos] = self._wave
         readers = self._dust_readers()
-        best: dict[Pos, int] = {}
-        for pos in network:
-            source = 0
-            for neighbour, side in self._neighbours(pos):
-                if self.kind[neighbour] != WIRE:
-                    signal = self._signal_from(neighbour, side, for_dust=True)
-                    if signal > source:
-                        source = signal
-            best[pos] = source
+        best = {pos: self._dust_source(pos) for pos in network}
+        if len(network) == 1:
+            return self._apply_dust(best)
         # Spread power along the reading edges, strongest first (a block's power is final when it is taken).
         level = 15
         current = [pos for pos in network if best[pos] == 15]
@@ -504,7 +500,27 @@ class Simulator:
                 following.append(waiting[next_waiting])
                 next_waiting += 1
             current = following
-        changed = [pos for pos in network if best[pos] != self.power[pos]]
+        return self._apply_dust(best)
+
+    def _dust_source(self, pos: Pos) -> int:
+        """The strongest power a dust block gets from anything but other dust."""
+        source = 0
+        for neighbour, side in self._non_dust_neighbours(pos):
+            signal = self._signal_from(neighbour, side, for_dust=True)
+            if signal > source:
+                if signal >= 15:
+                    return 15
+                source = signal
+        return source
+
+    def _non_dust_neighbours(self, pos: Pos) -> tuple[tuple[Pos, str], ...]:
+        found = self._dust_taps.get(pos)
+        if found is None:
+            found = self._dust_taps[pos] = tuple(n for n in self._neighbours(pos) if self.kind[n[0]] != WIRE)
+        return found
+
+    def _apply_dust(self, best: dict[Pos, int]) -> list[Pos]:
+        changed = [pos for pos, power in best.items() if power != self.power[pos]]
         for pos in changed:
             before = self.power[pos]
             self.power[pos] = best[pos]
