@@ -103,9 +103,8 @@ class HumanAgent(Agent):
         self.context = context
         self.write(context.brief)
         if context.brief_images:
-            self.write(
-                f"({len(context.brief_images)} picture(s) go with this observation; they are in the episode file)"
-            )
+            count = len(context.brief_images)
+            self.write(f"({count} picture(s) go with this observation; a terminal cannot show them)")
         self._help()
 
     def _help(self) -> None:
