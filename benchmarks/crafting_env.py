@@ -40,9 +40,9 @@ from discogym.suites.crafting.state import Stack, Table, slot_name
 
 INSTALL_HINT = (
     "plancraft is not importable here; to compare, install it beside discogym in another venv: "
-    "python3 -m venv /tmp/pcvenv && /tmp/pcvenv/bin/pip install -e . && "
-    "/tmp/pcvenv/bin/pip install --no-deps plancraft==0.4.9 networkx loguru, "
-    "then run this script with /tmp/pcvenv/bin/python"
+    "python3 -m venv ../plancraft-venv && ../plancraft-venv/bin/pip install -e . && "
+    "../plancraft-venv/bin/pip install --no-deps plancraft==0.4.9 networkx loguru, "
+    "then run this script with ../plancraft-venv/bin/python"
 )
 
 Slots = dict[int, Stack]

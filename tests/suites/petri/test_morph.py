@@ -11,6 +11,7 @@ from discogym.core.errors import UserError
 from discogym.suites.petri.sims import morph
 from discogym.suites.petri.sims.base import Check, Param
 from discogym.suites.petri.sims.morph import SIMULATION as SIM
+from tests.suites.petri.checks import assert_params_inside_ranges
 
 SEEDS = list(range(12))
 TARGET = SIM.metrics.index(SIM.target)
@@ -29,10 +30,7 @@ def test_parameter_space_has_drivers_decoys_and_a_control_inside_the_ranges() ->
     assert {"blob_count", "area_fraction", "mean_v", "mean_blob_size"} <= set(SIM.metrics)
     assert len(_params("driver")) >= 3 and len(_params("decoy")) >= 3
     assert {param.name for param in SIM.params} == set(SIM.control)
-    for param in SIM.params:
-        assert param.low <= SIM.control[param.name] <= param.high, param.name
-        assert 2 <= len(param.test_values) <= 4 or param.role == "fixed"
-        assert all(param.low <= v <= param.high and v != SIM.control[param.name] for v in param.test_values)
+    assert_params_inside_ranges(SIM)
 
 
 def test_resolve_rejects_out_of_range_and_fractional_values() -> None:

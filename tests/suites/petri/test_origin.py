@@ -8,6 +8,7 @@ from discogym.core.errors import UserError
 from discogym.suites.petri.sims import origin
 from discogym.suites.petri.sims.base import Param
 from discogym.suites.petri.sims.origin import SIMULATION as SIM
+from tests.suites.petri.checks import assert_params_inside_ranges
 
 SEEDS = list(range(12))
 TARGET = SIM.metrics.index(SIM.target)
@@ -31,10 +32,7 @@ def test_parameter_space_has_drivers_decoys_and_a_control_inside_the_ranges():
     assert {"mean_trait", "trait_variance", "time_to_equilibrium", "extinct"} <= set(SIM.metrics)
     assert len(_params("driver")) >= 3 and len(_params("decoy")) >= 3
     assert {param.name for param in SIM.params} == set(SIM.control)
-    for param in SIM.params:
-        assert param.low <= SIM.control[param.name] <= param.high, param.name
-        assert 2 <= len(param.test_values) <= 4 or param.role == "fixed"
-        assert all(param.low <= v <= param.high and v != SIM.control[param.name] for v in param.test_values)
+    assert_params_inside_ranges(SIM)
 
 
 def test_mutation_matrix_conserves_offspring_and_keeps_them_mostly_near_the_parent():

@@ -8,6 +8,7 @@ from discogym.core.errors import UserError
 from discogym.suites.petri.sims import swarm
 from discogym.suites.petri.sims.base import Param
 from discogym.suites.petri.sims.swarm import SIMULATION as SIM
+from tests.suites.petri.checks import assert_params_inside_ranges
 
 SEEDS = list(range(12))
 TARGET = SIM.metrics.index(SIM.target)
@@ -30,10 +31,7 @@ def test_parameter_space_has_drivers_decoys_and_a_control_inside_the_ranges():
     assert SIM.name == "swarm" and SIM.target == "polarization" and len(SIM.metrics) >= 4
     assert len(_params("driver")) >= 3 and len(_params("decoy")) >= 3
     assert {param.name for param in SIM.params} == set(SIM.control)
-    for param in SIM.params:
-        assert param.low <= SIM.control[param.name] <= param.high, param.name
-        assert 1 <= len(param.test_values) <= 4 or param.role == "fixed"
-        assert all(param.low <= v <= param.high and v != SIM.control[param.name] for v in param.test_values)
+    assert_params_inside_ranges(SIM, min_test_values=1)
 
 
 def test_control_is_ordered_but_not_saturated(control_values):
