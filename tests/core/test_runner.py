@@ -1,5 +1,6 @@
 """The runner in-process: the episode grid, files, resume, faults, errors and reports."""
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -258,3 +259,24 @@ def test_report_aggregates_and_rescoring_reproduces_scores(tmp_path):
     assert build_report(tmp_path, rescore=True).tables == report.tables
     with pytest.raises(UserError, match="holds no episodes"):
         build_report(tmp_path / "episodes")
+
+
+def test_an_interrupt_python_swallowed_still_stops_the_run_at_the_next_episode(tmp_path):
+    from discogym.core.progress import RunListener
+
+    class SwallowingListener(RunListener):
+        """Delivers the interrupt where Python would drop it (as in an import's lock callback)."""
+
+        runner: Runner | None = None
+
+        def finished(self, done) -> None:
+            assert self.runner is not None
+            with contextlib.suppress(KeyboardInterrupt):
+                self.runner.interrupt()
+
+    listener = SwallowingListener()
+    runner = Runner(suite, RunConfig.for_suite(suite, split="dev"), tmp_path / "run", listener=listener)
+    listener.runner = runner
+    with pytest.raises(KeyboardInterrupt):
+        runner.run()
+    assert len(RunDir(tmp_path / "run").episode_paths()) == 1  # stopped after the episode that was running

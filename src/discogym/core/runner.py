@@ -251,6 +251,7 @@ class Runner:
         self.workers = workers
         self.retries = retries
         self.listener = listener or RunListener()
+        self.interrupted = False
         self._queue: deque[PlannedEpisode] = deque()
         self._attempts: dict[EpisodeKey, int] = {}
 
@@ -291,6 +292,7 @@ class Runner:
                 self._run_here(summary)
             else:
                 self._run_pool(summary)
+            self._stop_if_interrupted()
         finally:
             self.run_dir.remove_temporary_files()
             self.listener.close()
@@ -313,8 +315,20 @@ class Runner:
             summary.faults[item.key.file_stem()] = message
         self.listener.fault(item.key, message, retry)
 
+    def interrupt(self, signum: int = 0, frame: object = None) -> None:
+        """A signal handler: stop the run with KeyboardInterrupt. The request is also remembered, because
+        Python drops an exception raised where it cannot propagate (e.g. inside an import's lock callback
+        while a worker starts); the run then stops at its next episode boundary."""
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+    def _stop_if_interrupted(self) -> None:
+        if self.interrupted:
+            raise KeyboardInterrupt
+
     def _run_here(self, summary: RunSummary) -> None:
         while self._queue:
+            self._stop_if_interrupted()
             item = self._queue.popleft()
             try:
                 done = play_and_write(self.suite, item, self.run_dir.root)
@@ -336,6 +350,7 @@ class Runner:
         in_flight: dict[Future[EpisodeSummary], PlannedEpisode] = {}
         try:
             while self._queue or in_flight:
+                self._stop_if_interrupted()
                 # No more in flight than workers: a worker that dies takes down only the episodes running.
                 while self._queue and len(in_flight) < self.workers:
                     item = self._queue.popleft()

@@ -155,16 +155,13 @@ def run_summary_document(summary: RunSummary) -> dict[str, Any]:
     }
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def execute_run(
     suite: Suite, config: RunConfig, out: Path, workers: int, retries: int, listener: RunListener
 ) -> RunSummary:
     """Run, turning Ctrl-C into a clear message and exit code."""
     runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener)
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # `kill PID` stops as cleanly as Ctrl-C
+    previous_term = signal.signal(signal.SIGTERM, runner.interrupt)  # `kill PID` stops as cleanly as Ctrl-C
+    previous_int = signal.signal(signal.SIGINT, runner.interrupt)
     try:
         return runner.run()
     except KeyboardInterrupt:
@@ -173,7 +170,8 @@ def execute_run(
             f"interrupted; {written} finished episodes are in {out}; rerun the same command to resume", EXIT_INTERRUPTED
         )
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 def report_incomplete(summary: RunSummary) -> None:
