@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 .PHONY: install run test lint bench clean
 
-$(BIN)/discogym: pyproject.toml
+$(BIN)/discogym: pyproject.toml src/discogym/suites/redstone/_core.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $@

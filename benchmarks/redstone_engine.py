@@ -6,16 +6,19 @@
 (b) press and trace: the same 64-lamp device fed by a button instead of the clock: load, press, run until
     everything is off again.
 
-The baseline is the game's own 20 gt/s; figures are printed as rates and as multiples of it.
+Both engine backends run in the same process: the compiled core (the default) and the Python reference. Rates
+are printed as gt/s, as multiples of the game's own 20 gt/s and as the compiled/python ratio.
 """
 
 import time
 
-from discogym.suites.redstone.engine import Simulator
+from discogym.suites.redstone.compiled import available
+from discogym.suites.redstone.engine import Backend, Simulator
 from discogym.suites.redstone.world import World, parse_world
 
 GAME_RATE = 20.0  # gt/s of a Minecraft server
 BRANCHES = 64
+BACKENDS: tuple[Backend, ...] = ("compiled", "python")
 
 
 def device_lines(source: list[str]) -> list[str]:
@@ -49,21 +52,21 @@ def button_world() -> World:
     return parse_world("\n".join(device_lines(BUTTON)))
 
 
-def sustained(ticks: int) -> tuple[float, int, int]:
+def sustained(ticks: int, backend: Backend) -> tuple[float, int, int]:
     """Seconds for ``ticks`` game ticks of the clocked device, its block count and the changes traced."""
-    sim = Simulator(clocked_world())
+    sim = Simulator(clocked_world(), backend=backend)
     started = time.perf_counter()
     sim.run(ticks)
     return time.perf_counter() - started, len(sim.kind), sim.change_count()
 
 
-def press_and_trace(ticks: int, repeats: int) -> tuple[float, int]:
+def press_and_trace(ticks: int, repeats: int, backend: Backend) -> tuple[float, int]:
     """Mean seconds to load the button device, press it and run ``ticks`` game ticks; changes traced."""
     world = button_world()
     started = time.perf_counter()
     changes = 0
     for _ in range(repeats):
-        sim = Simulator(world)
+        sim = Simulator(world, backend=backend)
         sim.press((-1, 1, 0))
         sim.run(ticks)
         changes = sim.change_count()
@@ -71,16 +74,30 @@ def press_and_trace(ticks: int, repeats: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    ticks = 2000
-    seconds, blocks, changes = sustained(ticks)
-    rate = ticks / seconds
-    print(f"(a) sustained clock, {blocks} blocks: {ticks} gt in {seconds:.2f} s = {rate:,.0f} gt/s")
-    print(f"    {changes} state changes traced; {rate / GAME_RATE:,.0f}x the game's 20 gt/s")
-    run_ticks, repeats = 200, 10
-    each, changes = press_and_trace(run_ticks, repeats)
-    print(f"(b) press and trace, 64 lamps: load + press + {run_ticks} gt in {each * 1000:.1f} ms")
-    rate = run_ticks / each
-    print(f"    = {rate:,.0f} gt/s incl. loading; {changes} changes; {rate / GAME_RATE:,.0f}x the game")
+    if not available():
+        print("the compiled core is not built; reinstall discogym (pip install -e .) with a C compiler")
+        return
+    print("backends: compiled (the default) and python (the reference), same run; the game runs 20 gt/s")
+    rates: dict[str, float] = {}
+    for backend in BACKENDS:
+        ticks = 20_000 if backend == "compiled" else 2_000
+        seconds, blocks, changes = sustained(ticks, backend)
+        rates[backend] = ticks / seconds
+        print(
+            f"(a) sustained clock, {blocks} blocks, {backend}: {ticks} gt in {seconds:.3f} s = {rates[backend]:,.0f} "
+            f"gt/s ({rates[backend] / GAME_RATE:,.0f}x the game); {changes} changes traced"
+        )
+    print(f"    compiled/python: {rates['compiled'] / rates['python']:.1f}x")
+    run_ticks = 200
+    for backend in BACKENDS:
+        each, changes = press_and_trace(run_ticks, 20, backend)
+        rates[backend] = run_ticks / each
+        print(
+            f"(b) press and trace, 64 lamps, {backend}: load + press + {run_ticks} gt in {each * 1000:.1f} ms "
+            f"= {rates[backend]:,.0f} gt/s incl. loading ({rates[backend] / GAME_RATE:,.0f}x the game); "
+            f"{changes} changes"
+        )
+    print(f"    compiled/python: {rates['compiled'] / rates['python']:.1f}x")
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ PROPERTIES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 # Properties the simulator derives from the world; a world file may leave them out.
 COMPUTED = {"power", "north", "east", "south", "west", "lit", "powered", "locked"}
+COMPONENTS = frozenset({WIRE, REPEATER, TORCH, WALL_TORCH, LAMP, BUTTON})  # blocks with redstone behaviour
 CONDUCTORS = frozenset({STONE, LAMP})  # full opaque blocks that carry power; glass does not
 SOLID = frozenset({STONE, LAMP, GLASS})  # full cubes other blocks can stand on or hang from
 

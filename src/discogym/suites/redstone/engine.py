@@ -10,17 +10,24 @@ A state change notifies every component within Manhattan distance 2 (what Minecr
 reach for these blocks), depth first, in a fixed order of offsets, so the result never depends on the order
 in which blocks were placed. Dust settles at once: when a dust block is notified, its whole network is
 recomputed to the fixed point ``power = max(source, strongest dust it reads - 1)``.
+
+Two backends run these rules: this module's Python code, the reference, and a compiled core (``_core.c``,
+through :mod:`discogym.suites.redstone.compiled`) that mirrors it function by function and is used when it
+was built. Either gives the same trace, change for change; the tests run circuits through both.
 """
 
+import functools
 import heapq
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, cast
 
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import (
     AIR,
     BUTTON,
+    COMPONENTS,
     COMPUTED,
     CONDUCTORS,
     DIRECTIONS,
@@ -38,7 +45,11 @@ from discogym.suites.redstone.blocks import (
     make_block,
     offset,
 )
+from discogym.suites.redstone.compiled import Core, TraceChunk, available
 from discogym.suites.redstone.world import World, format_pos, support_of
+
+Backend = Literal["auto", "compiled", "python"]
+BACKEND_VARIABLE: Final = "DISCOGYM_REDSTONE_BACKEND"
 
 BUTTON_TICKS: Final = 20
 TORCH_DELAY: Final = 2
@@ -51,7 +62,6 @@ SETTLE_LIMIT: Final = 1000  # ticks run at load to reach a steady state (clocks 
 # Minecraft's neighbour update order, and the order in which a change reaches its neighbours' neighbours.
 UPDATE_ORDER = ("west", "east", "down", "up", "north", "south")
 SECOND_RING_ORDER = ("down", "up", "north", "south", "west", "east")
-COMPONENTS = frozenset({WIRE, REPEATER, TORCH, WALL_TORCH, LAMP, BUTTON})
 
 
 def _ring_offsets() -> tuple[Pos, ...]:
@@ -94,14 +104,19 @@ def _add(pos: Pos, delta: Pos) -> Pos:
 
 class Simulator:
     """A world running under the redstone rules. Build it from a :class:`World`; press buttons, step ticks,
-    read blocks and the trace of every change."""
+    read blocks and the trace of every change.
 
-    def __init__(self, world: World, *, settle: bool = True) -> None:
+    ``backend``: ``"compiled"`` runs ticks in the compiled core, ``"python"`` in this module (the reference),
+    ``"auto"`` (the default) what ``$DISCOGYM_REDSTONE_BACKEND`` names, else the compiled core where it was
+    built."""
+
+    def __init__(self, world: World, *, settle: bool = True, backend: Backend = "auto") -> None:
+        self.backend = _choose_backend(backend)
         self.kind: dict[Pos, str] = {}
         self.static: dict[Pos, Block] = {}  # each block with its placed (non-computed) properties
-        self.on: dict[Pos, bool] = {}  # lamp/torch lit, repeater/button powered
-        self.power: dict[Pos, int] = {}
-        self.locked: dict[Pos, bool] = {}
+        self._on: dict[Pos, bool] = {}  # lamp/torch lit, repeater/button powered
+        self._power: dict[Pos, int] = {}
+        self._locked: dict[Pos, bool] = {}
         # Placed properties read on every update, kept apart from the Block objects for speed.
         self._facing: dict[Pos, str] = {}
         self._support_side: dict[Pos, str] = {}  # the side of a torch or button where its support is
@@ -124,12 +139,62 @@ class Simulator:
         # A dust network needs settling again only after some other component changed (a new "wave").
         self._wave = 0
         self._settled_in: dict[Pos, int] = {}
+        # With the compiled backend the core holds the running state; the maps above are brought up to date
+        # from it when Python reads them (``_core_ahead``), and its trace arrives in chunks.
+        self._core: Core | None = None
+        self._core_ahead = False
+        self._chunks: list[TraceChunk] = []
         for pos, block in world:
             self._place(pos, block)
         self._refresh_topology()
+        self._load_core()
         if settle:
             self.settle()
         self._recording = True
+        if self._core is not None:
+            self._core.set_recording(True)
+
+    def _load_core(self) -> None:
+        if self.backend == "compiled":
+            self._sync()
+            self._core = Core(self)
+
+    def _sync(self) -> None:
+        """Bring the Python state up to date with the compiled core."""
+        core = self._core
+        if core is None or not self._core_ahead:
+            return
+        self._core_ahead = False
+        self.time = core.time
+        core.pull(self._power, self._on, self._locked)
+        entries, self._toggles, self._order = core.schedule()
+        self._queue = [_Scheduled(*entry) for entry in entries]
+        heapq.heapify(self._queue)
+        self._pending = {entry.pos for entry in self._queue}
+        self._settled_in.clear()  # the core settled dust this side has not seen
+        self._take_chunk()
+
+    def _take_chunk(self) -> None:
+        if self._core is not None and self._core.trace_length():
+            self._chunks.append(self._core.take_trace())
+
+    @property
+    def on(self) -> Mapping[Pos, bool]:
+        """Whether each lamp and torch is lit, each repeater and button powered."""
+        self._sync()
+        return self._on
+
+    @property
+    def power(self) -> Mapping[Pos, int]:
+        """The power level of each dust block."""
+        self._sync()
+        return self._power
+
+    @property
+    def locked(self) -> Mapping[Pos, bool]:
+        """Whether each repeater is locked."""
+        self._sync()
+        return self._locked
 
     # ----------------------------------------------------------------------------------------------
     # Reading the world
@@ -139,25 +204,26 @@ class Simulator:
         kind = self.kind.get(pos)
         if kind is None:
             return Block(AIR)
+        self._sync()
         base = self.static[pos]
         if kind == WIRE:
             shape = self._wire(pos)[1]
-            return base.with_props(power=str(self.power[pos]), **shape)
+            return base.with_props(power=str(self._power[pos]), **shape)
         if kind in (LAMP, TORCH, WALL_TORCH):
-            return base.with_props(lit=_bool(self.on[pos]))
+            return base.with_props(lit=_bool(self._on[pos]))
         if kind == REPEATER:
-            return base.with_props(powered=_bool(self.on[pos]), locked=_bool(self.locked[pos]))
+            return base.with_props(powered=_bool(self._on[pos]), locked=_bool(self._locked[pos]))
         if kind == BUTTON:
-            return base.with_props(powered=_bool(self.on[pos]))
+            return base.with_props(powered=_bool(self._on[pos]))
         return base
 
     def _code(self, pos: Pos) -> int:
         """The computed part of a block's state as a small integer: dust power, or lit/powered + 2 x locked."""
         kind = self.kind.get(pos)
         if kind == WIRE:
-            return self.power[pos]
-        if pos in self.on:
-            return int(self.on[pos]) + 2 * int(self.locked.get(pos, False))
+            return self._power[pos]
+        if pos in self._on:
+            return int(self._on[pos]) + 2 * int(self._locked.get(pos, False))
         return 0
 
     def _block_with(self, pos: Pos, code: int) -> Block:
@@ -180,6 +246,14 @@ class Simulator:
         for tick, pos, before, after in self._raw:
             self._trace.append(Change(tick, pos, self._block_with(pos, before), self._block_with(pos, after)))
         self._raw.clear()
+        self._take_chunk()
+        for chunk in self._chunks:
+            changes = zip(chunk.ticks.tolist(), chunk.indices.tolist(), chunk.codes.tolist(), strict=True)
+            for tick, index, codes in changes:
+                pos = chunk.positions[index]
+                old, new = self._block_with(pos, codes >> 8), self._block_with(pos, codes & 255)
+                self._trace.append(Change(tick, pos, old, new))
+        self._chunks.clear()
 
     def snapshot(self) -> World:
         """The world as it is now, computed properties included."""
@@ -192,7 +266,10 @@ class Simulator:
         """Press the button at ``pos`` (an input between ticks); False if it was already on."""
         if self.kind.get(pos) != BUTTON:
             raise UserError(f"there is no stone_button at {format_pos(pos)} to press")
-        if self.on[pos]:
+        if self._core is not None:
+            self._core_ahead = True
+            return self._core.press(pos)
+        if self._on[pos]:
             return False
         self._set_on(pos, True)
         self._schedule(pos, BUTTON_TICKS, 0)
@@ -200,6 +277,9 @@ class Simulator:
 
     def step(self) -> None:
         """Advance one game tick and run the scheduled ticks that are due."""
+        if self._core is not None:
+            self._advance(1)
+            return
         self.time += 1
         due: list[_Scheduled] = []
         while self._queue and self._queue[0].due <= self.time:
@@ -215,15 +295,31 @@ class Simulator:
     def run(self, ticks: int, presses: Mapping[int, Iterable[Pos]] | None = None) -> None:
         """Run ``ticks`` more game ticks; ``presses`` maps a tick (absolute) to the buttons pressed at it."""
         presses = presses or {}
+        end = self.time + ticks
         for pos in presses.get(self.time, ()):
             self.press(pos)
-        for _ in range(ticks):
-            self.step()
-            for pos in presses.get(self.time, ()):
+        for when in sorted(t for t in presses if self.time < t <= end):
+            self._advance(when - self.time)
+            for pos in presses[when]:
                 self.press(pos)
+        self._advance(end - self.time)
+
+    def _advance(self, ticks: int) -> None:
+        if self._core is None:
+            for _ in range(ticks):
+                self.step()
+        elif ticks > 0:
+            self._core.run(ticks)
+            self._core_ahead = True
+            self.time += ticks
 
     def settle(self) -> None:
         """Bring a freshly loaded world to its steady state (untraced), then call that tick 0."""
+        if self._core is not None:
+            self._core.settle(SETTLE_LIMIT)
+            self._core_ahead = True
+            self.time = 0
+            return
         for pos in sorted(self.kind):
             self._notify_one(pos)
         for _ in range(SETTLE_LIMIT):
@@ -239,6 +335,7 @@ class Simulator:
     @property
     def pending(self) -> int:
         """How many scheduled ticks are waiting."""
+        self._sync()
         return len(self._queue)
 
     # ----------------------------------------------------------------------------------------------
@@ -247,6 +344,7 @@ class Simulator:
     def set_block(self, pos: Pos, block: Block) -> list[Pos]:
         """Place or remove (air) a block while the world runs, as a player would; returns the positions of
         components that lost their support and were removed."""
+        self._sync()
         self._flush_trace()  # raw entries read dust shapes, which an edit may change
         world = World({p: self.static[p] for p in self.kind})
         dropped = world.place(pos, block)
@@ -262,9 +360,12 @@ class Simulator:
             after = self.block(changed)
             if after != before[changed] and self._recording:
                 self._trace.append(Change(self.time, changed, before[changed], after))
+        if self._core is not None:
+            self._core = None  # the edit's own updates run here; the core is rebuilt for the new world
         for changed in edited:
             self._notify_one(changed)
             self._notify_around(changed)
+        self._load_core()
         return dropped
 
     def _place(self, pos: Pos, block: Block) -> None:
@@ -281,20 +382,20 @@ class Simulator:
         if kind in (TORCH, WALL_TORCH, BUTTON) and support is not None:
             self._support_side[pos] = next(name for name, d in DIRECTIONS.items() if _add(pos, d) == support)
         if kind == WIRE:
-            self.power[pos] = 0
+            self._power[pos] = 0
         elif kind in (LAMP, REPEATER, BUTTON):
-            self.on[pos] = False
+            self._on[pos] = False
             if kind == REPEATER:
-                self.locked[pos] = False
+                self._locked[pos] = False
         elif kind in (TORCH, WALL_TORCH):
-            self.on[pos] = True
+            self._on[pos] = True
 
     def _remove(self, pos: Pos) -> None:
         self.kind.pop(pos, None)
         self.static.pop(pos, None)
-        self.on.pop(pos, None)
-        self.power.pop(pos, None)
-        self.locked.pop(pos, None)
+        self._on.pop(pos, None)
+        self._power.pop(pos, None)
+        self._locked.pop(pos, None)
         self._facing.pop(pos, None)
         self._support_side.pop(pos, None)
         self._delay_gt.pop(pos, None)
@@ -341,11 +442,11 @@ class Simulator:
         if kind == WIRE:
             if for_dust:
                 return 0
-            power = self.power[source]
+            power = self._power[source]
             if power == 0 or towards == "up":
                 return 0
             return power if towards == "down" or towards in self._wire(source)[0] else 0
-        if not self.on.get(source, False):
+        if not self._on.get(source, False):
             return 0
         if kind == REPEATER:
             return 15 if towards == OPPOSITE[self._facing[source]] else 0
@@ -380,7 +481,7 @@ class Simulator:
         back = offset(pos, facing)
         signal = self._signal_from(back, OPPOSITE[facing])
         if signal < 15 and self.kind.get(back) == WIRE:
-            signal = max(signal, self.power[back])
+            signal = max(signal, self._power[back])
         return signal
 
     def _repeater_locked(self, pos: Pos) -> bool:
@@ -388,7 +489,7 @@ class Simulator:
             neighbour = offset(pos, side)
             # a powered repeater whose output (the side opposite its facing) points into this one
             is_repeater = self.kind.get(neighbour) == REPEATER
-            if is_repeater and self.on[neighbour] and self._facing[neighbour] == side:
+            if is_repeater and self._on[neighbour] and self._facing[neighbour] == side:
                 return True
         return False
 
@@ -520,10 +621,10 @@ class Simulator:
         return found
 
     def _apply_dust(self, best: dict[Pos, int]) -> list[Pos]:
-        changed = [pos for pos, power in best.items() if power != self.power[pos]]
+        changed = [pos for pos, power in best.items() if power != self._power[pos]]
         for pos in changed:
-            before = self.power[pos]
-            self.power[pos] = best[pos]
+            before = self._power[pos]
+            self._power[pos] = best[pos]
             self._record(pos, before)
         return changed
 
@@ -561,10 +662,10 @@ class Simulator:
         elif kind == REPEATER:
             self._repeater_neighbor(pos)
         elif kind in (TORCH, WALL_TORCH):
-            if self.on[pos] == self._torch_powered(pos) and pos not in self._running:
+            if self._on[pos] == self._torch_powered(pos) and pos not in self._running:
                 self._schedule(pos, TORCH_DELAY, 0)
         elif kind == LAMP:
-            lit, powered = self.on[pos], self._has_neighbor_signal(pos)
+            lit, powered = self._on[pos], self._has_neighbor_signal(pos)
             if lit and not powered:
                 self._schedule(pos, LAMP_OFF_DELAY, 0)
             elif powered and not lit:
@@ -572,14 +673,14 @@ class Simulator:
 
     def _repeater_neighbor(self, pos: Pos) -> None:
         locked = self._repeater_locked(pos)
-        if locked != self.locked[pos]:
+        if locked != self._locked[pos]:
             before = self._code(pos)
-            self.locked[pos] = locked
+            self._locked[pos] = locked
             self._record(pos, before)
         if locked:
             return
         should = self._repeater_input(pos) > 0
-        if self.on[pos] != should and pos not in self._running:
+        if self._on[pos] != should and pos not in self._running:
             self._schedule(pos, self._delay_gt[pos], self._repeater_priority(pos))
 
     def _repeater_priority(self, pos: Pos) -> int:
@@ -587,7 +688,7 @@ class Simulator:
         front = offset(pos, OPPOSITE[facing])
         if self.kind.get(front) == REPEATER and self._facing[front] != OPPOSITE[facing]:
             return -3
-        return -2 if self.on[pos] else -1
+        return -2 if self._on[pos] else -1
 
     def _schedule(self, pos: Pos, delay: int, priority: int) -> None:
         if pos in self._pending:
@@ -603,18 +704,18 @@ class Simulator:
         elif kind in (TORCH, WALL_TORCH):
             self._torch_tick(pos)
         elif kind == LAMP:
-            if self.on[pos] and not self._has_neighbor_signal(pos):
+            if self._on[pos] and not self._has_neighbor_signal(pos):
                 self._set_on(pos, False, notify=False)
-        elif kind == BUTTON and self.on[pos]:
+        elif kind == BUTTON and self._on[pos]:
             self._set_on(pos, False)
 
     def _repeater_tick(self, pos: Pos) -> None:
         if self._repeater_locked(pos):
             return
         should = self._repeater_input(pos) > 0
-        if self.on[pos] and not should:
+        if self._on[pos] and not should:
             self._set_on(pos, False)
-        elif not self.on[pos]:
+        elif not self._on[pos]:
             self._set_on(pos, True)
             if not should:
                 self._schedule(pos, self._delay_gt[pos], -3)
@@ -623,7 +724,7 @@ class Simulator:
         powered = self._torch_powered(pos)
         while self._toggles and self.time - self._toggles[0][0] > BURNOUT_WINDOW:
             self._toggles.pop(0)
-        if self.on[pos]:
+        if self._on[pos]:
             if powered:
                 self._set_on(pos, False)
                 self._toggles.append((self.time, pos))
@@ -637,7 +738,7 @@ class Simulator:
 
     def _set_on(self, pos: Pos, value: bool, *, notify: bool = True) -> None:
         before = self._code(pos)
-        self.on[pos] = value
+        self._on[pos] = value
         self._record(pos, before)
         if notify:
             self._wave += 1
@@ -653,7 +754,23 @@ class Simulator:
 
     def change_count(self) -> int:
         """How many changes the trace holds (without building them)."""
-        return len(self._trace) + len(self._raw)
+        waiting = self._core.trace_length() if self._core is not None else 0
+        return len(self._trace) + len(self._raw) + sum(map(len, self._chunks)) + waiting
+
+
+def _choose_backend(backend: Backend) -> Literal["compiled", "python"]:
+    if backend == "auto":
+        named = os.environ.get(BACKEND_VARIABLE, "auto")
+        if named not in ("auto", "compiled", "python"):
+            raise UserError(f"${BACKEND_VARIABLE} is {named!r}; it must be auto, compiled or python")
+        backend = cast(Backend, named)
+    if backend == "python":
+        return "python"
+    if available():
+        return "compiled"
+    if backend == "compiled":
+        raise UserError("the compiled redstone core is not built (reinstall discogym with a C compiler)")
+    return "python"
 
 
 def _bool(value: bool) -> str:
@@ -665,6 +782,7 @@ def _sides(facing: str) -> tuple[str, str]:
     return HORIZONTAL[(index + 1) % 4], HORIZONTAL[(index + 3) % 4]
 
 
+@functools.cache
 def _static_part(block: Block) -> Block:
     """The block with its computed properties at their defaults (they are the simulator's to set)."""
     keep = {name: value for name, value in block.props if name not in COMPUTED}
