@@ -160,7 +160,7 @@ def test_ctrl_c_while_workers_start_stops_cleanly(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "nope"], "error: unknown suite 'nope'; known suites: crafting, petri, toy"),
+        (["run", "nope"], "error: unknown suite 'nope'; known suites: crafting, petri, redstone, toy"),
         (["run", "toy", "--agent", "oracle"], "error: unknown agent 'oracle' for suite 'toy'"),
         (["run", "toy", "--agent-opt", "novalue"], "error: --agent-opt takes KEY=VALUE, got 'novalue'"),
         (["run", "toy", "--task", "dev-99"], "error: split 'dev' of suite 'toy' has no task 'dev-99'"),

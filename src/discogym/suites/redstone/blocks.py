@@ -113,6 +113,11 @@ def make_block(block_id: str, **props: str) -> Block:
     return Block(full_id, tuple(sorted(values.items())))
 
 
+def placed_part(block: Block) -> Block:
+    """The block with its computed properties at their defaults (they are the simulator's to set)."""
+    return make_block(block.id, **{name: value for name, value in block.props if name not in COMPUTED})
+
+
 def parse_block(text: str) -> Block:
     """``minecraft:id[prop=value,...]`` (the namespace may be left out) as a Block."""
     match = _BLOCK.fullmatch(text)

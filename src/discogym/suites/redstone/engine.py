@@ -28,7 +28,6 @@ from discogym.suites.redstone.blocks import (
     AIR,
     BUTTON,
     COMPONENTS,
-    COMPUTED,
     CONDUCTORS,
     DIRECTIONS,
     GLASS,
@@ -42,8 +41,8 @@ from discogym.suites.redstone.blocks import (
     WIRE,
     Block,
     Pos,
-    make_block,
     offset,
+    placed_part,
 )
 from discogym.suites.redstone.compiled import Core, TraceChunk, available
 from discogym.suites.redstone.world import World, format_pos, support_of
@@ -784,6 +783,4 @@ def _sides(facing: str) -> tuple[str, str]:
 
 @functools.cache
 def _static_part(block: Block) -> Block:
-    """The block with its computed properties at their defaults (they are the simulator's to set)."""
-    keep = {name: value for name, value in block.props if name not in COMPUTED}
-    return make_block(block.id, **keep)
+    return placed_part(block)

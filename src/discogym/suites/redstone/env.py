@@ -1,0 +1,274 @@
+"""The SciCrafter environment: build a device in the lab through the paper's tools, test it, submit it.
+
+The world runs as the game would between the agent's actions: after every edit it runs on until nothing is
+scheduled (at most :data:`EDIT_RUN_LIMIT` gt), and a verification trial presses the device's button and runs
+until quiet (at most :data:`check.RUN_LIMIT` gt). The agent sees raw block states and state changes only,
+never whether the contract holds; the evaluator checks the submitted device after the episode.
+"""
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym.core.env import Env, Limits
+from discogym.core.errors import ToolError, UserError
+from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
+from discogym.suites.redstone import check
+from discogym.suites.redstone.blocks import AIR, BUTTON, Block, Pos, make_block, placed_part
+from discogym.suites.redstone.engine import Change, Simulator
+from discogym.suites.redstone.lab import device_of, lab_world, the_button
+from discogym.suites.redstone.tasks import TaskSpec
+from discogym.suites.redstone.views import text_layers
+from discogym.suites.redstone.world import World, format_pos
+
+TRIAL_BUDGET = 50
+MAX_STEPS = 2000
+EDIT_RUN_LIMIT = 100  # gt the world runs on after an edit, unless it is quiet earlier
+EVENT_LIMIT = 2000  # changes listed per get_event_stream call
+SUBMITTED = "submitted"
+
+
+class Presentation(BaseModel):
+    """A condition: the plain task, or the task with its level's hint keyword."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hint: bool = False
+
+
+class SetBlockArgs(ToolArgs):
+    x: int
+    y: int
+    z: int
+    block: str = Field(description="a block id of the palette, e.g. minecraft:redstone_repeater (air removes)")
+    properties: dict[str, str] = Field(
+        default_factory=dict, description="block-state properties, e.g. {'facing': 'west', 'delay': '2'}"
+    )
+
+
+class PositionArgs(ToolArgs):
+    x: int
+    y: int
+    z: int
+
+
+class ScanArgs(ToolArgs):
+    center: tuple[int, int, int] | None = Field(default=None, description="[x, y, z]; the lab's anchor if left out")
+    radius: int = Field(default=10, ge=0, le=16, description="half the side of the cube scanned")
+    view: Literal["list", "layers"] = Field(
+        default="list", description="'list': one line per block; 'layers': a text grid per y layer"
+    )
+
+
+class EventArgs(ToolArgs):
+    since: int = Field(default=0, ge=0, description="the first game tick to list")
+
+
+class RedstoneEnv(Env):
+    """One SciCrafter task: the lab, the agent's tools and the trial budget."""
+
+    limits: ClassVar[Limits] = Limits(max_steps=MAX_STEPS)
+
+    def __init__(self, spec: TaskSpec, presentation: Presentation) -> None:
+        self.spec = spec
+        self.presentation = presentation
+        self.region = check.region_of(spec)
+        self.device: dict[Pos, Block] = {}
+        self.sim = Simulator(lab_world({}, self.region))
+        self.trials = 0
+        self.rebuilds = 0
+        self.edits = 0
+        self._edited_since_trial = False
+        self._report: check.CheckReport | None = None
+
+    # What the agent reads
+
+    def brief(self) -> str:
+        spec = self.spec
+        c = spec.contract
+        lines = [
+            f"Task {spec.task_id}: {spec.task_name}",
+            spec.task_description.strip(),
+            "",
+            "Requirements:",
+            *(f"- {line}" for line in spec.requirements),
+            "",
+            "Contract (as in the task file): "
+            + ", ".join(f"{k}={v}" for k, v in c.model_dump(exclude_none=True).items() if k != "units"),
+            "Units: tolerance_ticks in game ticks (gt, 50 ms); delays and durations in redstone ticks (1 rt = 2 gt).",
+            "",
+            f"The lab: a flat stone floor at y={self.region.floor_y}; build on it within {self.region.describe()}. "
+            "Coordinates: x east, y up, z south.",
+            f"Blocks: {', '.join(spec.allowed_blocks)}. Properties as in Minecraft Java Edition 1.21 "
+            "(repeater facing = the side its input comes from; a wall torch or wall button faces away from its wall).",
+            "",
+            "The world runs on after each of your edits. activate_button presses your device's one button and runs "
+            f"the world until it is quiet: one verification trial, {TRIAL_BUDGET} in all. get_event_stream lists the "
+            "block-state changes with their game ticks. submit() hands the device to the evaluator, which presses "
+            "the button itself and checks the contract; you are not told the result.",
+        ]
+        if self.presentation.hint and spec.hint:
+            lines += ["", f"Hint: {spec.hint}"]
+        return "\n".join(lines)
+
+    # Tools
+
+    @tool(SetBlockArgs)
+    def set_block(self, args: SetBlockArgs) -> ToolResult:
+        """Place a block (or minecraft:air to remove one) at x, y, z with the given block-state properties."""
+        pos = (args.x, args.y, args.z)
+        block = self._parse_block(args.block, args.properties)
+        if not self.region.contains(pos):
+            raise ToolError(f"{format_pos(pos)} is outside the build region ({self.region.describe()})")
+        if block.id == AIR and pos not in self.device:
+            return ToolResult(text=f"{format_pos(pos)} is already air", data={"pos": list(pos), "changed": False})
+        candidate = lab_world(self.device, self.region)
+        try:
+            dropped = candidate.place(pos, block)
+        except UserError as err:
+            raise ToolError(str(err)) from None
+        self.device = device_of(candidate, self.region)
+        self.sim.set_block(pos, block)
+        self._count_edit()
+        start = self.sim.time
+        self._run_until_quiet(EDIT_RUN_LIMIT)
+        text = f"{'removed the block' if block.id == AIR else f'placed {block}'} at {format_pos(pos)}"
+        if dropped:
+            text += f"; without support, these dropped: {', '.join(map(format_pos, dropped))}"
+        text += f"; the world ran from tick {start} to {self.sim.time}"
+        return ToolResult(
+            text=text, data={"pos": list(pos), "block": str(block), "dropped": [list(p) for p in dropped]}
+        )
+
+    @tool(PositionArgs)
+    def get_block_state(self, args: PositionArgs) -> ToolResult:
+        """The block at x, y, z with its current state (air if empty)."""
+        pos = (args.x, args.y, args.z)
+        block = self.sim.block(pos)
+        return ToolResult(text=f"{format_pos(pos)} {block} (tick {self.sim.time})", data={"block": str(block)})
+
+    @tool(ScanArgs)
+    def scan_redstone_area(self, args: ScanArgs) -> ToolResult:
+        """Every block (the floor left out) in the cube of the given radius around center, with its state."""
+        cx, cy, cz = args.center or self.region.anchor
+        r = args.radius
+        found = {
+            pos: self.sim.block(pos)
+            for pos in sorted(self.device)
+            if abs(pos[0] - cx) <= r and abs(pos[1] - cy) <= r and abs(pos[2] - cz) <= r
+        }
+        header = f"{len(found)} blocks within {r} of {format_pos((cx, cy, cz))} at tick {self.sim.time}"
+        if args.view == "layers":
+            body = text_layers(World(found)) if found else ""
+        else:
+            body = "\n".join(f"{x} {y} {z} {block}" for (x, y, z), block in found.items())
+        return ToolResult(text=f"{header}\n{body}".rstrip(), data={"blocks": len(found)})
+
+    @tool(NoArgs)
+    def activate_button(self, args: NoArgs) -> ToolResult:
+        """Press the device's button and run the world until it is quiet (one verification trial)."""
+        button = the_button(self.device)
+        if isinstance(button, str):
+            raise ToolError(f"cannot press: {button}")
+        if self.trials >= TRIAL_BUDGET:
+            raise ToolError(f"all {TRIAL_BUDGET} verification trials are used")
+        self._run_until_quiet(EDIT_RUN_LIMIT)  # a button still on from an edit's run comes up first
+        self.trials += 1
+        self._edited_since_trial = False
+        pressed_at = self.sim.time
+        before = self.sim.change_count()
+        self.sim.press(button)
+        self._run_until_quiet(check.RUN_LIMIT, at_least=check.QUIET_AFTER)
+        changes = self.sim.change_count() - before
+        text = (
+            f"trial {self.trials} of {TRIAL_BUDGET}: pressed the button at {format_pos(button)} at tick {pressed_at}; "
+            f"the world ran to tick {self.sim.time} with {changes} block-state changes "
+            f"(get_event_stream since={pressed_at} lists them)"
+        )
+        return ToolResult(text=text, data={"trial": self.trials, "pressed_at": pressed_at, "changes": changes})
+
+    @tool(EventArgs)
+    def get_event_stream(self, args: EventArgs) -> ToolResult:
+        """The block-state changes from game tick ``since`` on: tick, position and the block's new state."""
+        events = list(self.sim.changes_since(args.since))
+        shown = events[:EVENT_LIMIT]
+        lines = [_event_line(change) for change in shown]
+        if len(events) > len(shown):
+            lines.append(f"... {len(events) - len(shown)} more; ask again with since={shown[-1].tick + 1}")
+        header = f"{len(events)} changes since tick {args.since} (now tick {self.sim.time})"
+        return ToolResult(text="\n".join([header, *lines]), data={"events": len(events)})
+
+    @tool(NoArgs)
+    def submit(self, args: NoArgs) -> ToolResult:
+        """Hand the device to the evaluator; ends the episode."""
+        self.finish(SUBMITTED)
+        return ToolResult(text=f"submitted a device of {len(self.device)} blocks; the episode is over", done=True)
+
+    # Parsing and running
+
+    def _parse_block(self, name: str, properties: dict[str, str]) -> Block:
+        full = name.strip() if name.strip().startswith("minecraft:") else f"minecraft:{name.strip()}"
+        if "[" in full:
+            raise ToolError("give the block id alone and its properties in 'properties'")
+        allowed = set(self.spec.allowed_blocks) | {AIR}
+        if "minecraft:redstone_torch" in allowed:
+            allowed.add("minecraft:redstone_wall_torch")
+        if full not in allowed:
+            raise ToolError(f"{full} is not an allowed block; allowed: {', '.join(sorted(allowed))}")
+        try:
+            return placed_part(make_block(full, **properties))  # computed properties are the world's to set
+        except UserError as err:
+            raise ToolError(str(err)) from None
+
+    def _run_until_quiet(self, limit: int, at_least: int = 0) -> None:
+        start = self.sim.time
+        while self.sim.time - start < limit and (self.sim.pending or self.sim.time - start < at_least):
+            self.sim.run(min(20, limit - (self.sim.time - start)))
+
+    def _count_edit(self) -> None:
+        self.edits += 1
+        if self.trials and not self._edited_since_trial:
+            self.rebuilds += 1
+        self._edited_since_trial = True
+
+    # The evaluation
+
+    def report(self) -> check.CheckReport:
+        """The evaluator's verdict on the device as it stands (computed once, at the end)."""
+        if self._report is None:
+            self._report = check.evaluate(self.spec, self.device)
+        return self._report
+
+    def outcome(self) -> dict[str, Any]:
+        submitted = self.termination == SUBMITTED
+        return {
+            "submitted": submitted,
+            "check": self.report().document(),
+            "passed": submitted and self.report().passed,
+            "trials": self.trials,
+            "rebuilds": self.rebuilds,
+            "edits": self.edits,
+            "blocks": len(self.device),
+            "device": [f"{x} {y} {z} {block}" for (x, y, z), block in sorted(self.device.items())],
+        }
+
+    def valid_calls(self) -> list[ToolCall]:
+        """Placements of each palette block at the anchor's column, a scan, a trial and submit; for the random
+        agent."""
+        ax, ay, az = self.region.anchor
+        calls = [
+            ToolCall(tool="set_block", args={"x": ax + dx, "y": ay, "z": az + dz, "block": block})
+            for dx in range(-2, 3)
+            for dz in range(-2, 3)
+            for block in ("minecraft:redstone_wire", "minecraft:redstone_lamp", "minecraft:stone")
+        ]
+        calls += [ToolCall(tool="set_block", args={"x": ax, "y": ay, "z": az, "block": BUTTON, "properties": {}})]
+        calls += [ToolCall(tool="scan_redstone_area", args={}), ToolCall(tool="submit", args={})]
+        if not isinstance(the_button(self.device), str):
+            calls.append(ToolCall(tool="activate_button", args={}))
+        return calls
+
+
+def _event_line(change: Change) -> str:
+    x, y, z = change.pos
+    return f"{change.tick} {x} {y} {z} {change.after}"

@@ -1,0 +1,106 @@
+"""The redstone suite's report tables: success by family and level, and how agents worked (verification trials,
+rebuilds, edits), one row per (agent, model, condition). Episodes that ended in an error carry no score
+components; they are counted in ``errors`` and left out of every rate and mean."""
+
+from collections import defaultdict
+from statistics import fmean
+from typing import Any
+
+from discogym.core.episode import Episode
+from discogym.core.report import ReportTable
+from discogym.suites.redstone.tasks import FAMILIES, LEVELS
+
+KEY_COLUMNS = ["agent", "model", "condition"]
+
+
+def _groups(episodes: list[Episode]) -> list[tuple[tuple[str, str, str], list[Episode]]]:
+    groups: dict[tuple[str, str, str], list[Episode]] = defaultdict(list)
+    for episode in episodes:
+        key = episode.key
+        groups[(key.agent_label(), key.model or "-", key.condition)].append(episode)
+    return sorted(groups.items())
+
+
+def _scored(members: list[Episode]) -> list[Episode]:
+    return [e for e in members if e.outcome.status != "error" and e.score.success is not None and e.score.components]
+
+
+def _rate(members: list[Episode]) -> float | None:
+    return fmean(float(bool(e.score.success)) for e in members) if members else None
+
+
+def _mean(members: list[Episode], name: str) -> float | None:
+    values = [float(e.score.components.get(name, 0)) for e in members]
+    return fmean(values) if values else None
+
+
+def _level_rates(members: list[Episode]) -> list[float | None]:
+    """Success per level L1-L5, for generated levels (``other``) and over all."""
+    by_level = [_rate([e for e in members if e.score.components.get("level") == level]) for level in LEVELS]
+    other = [e for e in members if e.score.components.get("level") not in LEVELS]
+    return [*by_level, _rate(other), _rate(members)]
+
+
+def success_table(episodes: list[Episode]) -> ReportTable:
+    """Success rate per family and level (``other`` for generated levels) for each agent and condition."""
+    rows: list[list[Any]] = []
+    for key, members in _groups(episodes):
+        scored = _scored(members)
+        for family in FAMILIES:
+            in_family = [e for e in scored if e.score.components.get("family") == family]
+            if in_family:
+                rows.append([*key, family, *_level_rates(in_family)])
+        rows.append([*key, "all", *_level_rates(scored)])
+    return ReportTable(
+        title="redstone: success by family and level",
+        columns=[*KEY_COLUMNS, "family", *LEVELS, "other", "all"],
+        rows=rows,
+        notes=["success: the submitted device passes the task's checker; a dash where no episode ran"],
+    )
+
+
+def work_table(episodes: list[Episode]) -> ReportTable:
+    """Verification trials, rebuilds (build-revise cycles: edits after a trial), edits and device size."""
+    rows: list[list[Any]] = []
+    for key, members in _groups(episodes):
+        scored = _scored(members)
+        trials = [int(e.score.components.get("trials", 0)) for e in scored]
+        rows.append(
+            [
+                *key,
+                len(members),
+                len(members) - len(scored),
+                sum(bool(e.score.components.get("submitted")) for e in scored),
+                _rate(scored),
+                _mean(scored, "trials"),
+                max(trials, default=None),
+                _mean(scored, "rebuilds"),
+                _mean(scored, "edits"),
+                _mean(scored, "blocks"),
+            ]
+        )
+    return ReportTable(
+        title="redstone: verification trials and rebuilds",
+        columns=[
+            *KEY_COLUMNS,
+            "episodes",
+            "errors",
+            "submitted",
+            "success",
+            "trials",
+            "max trials",
+            "rebuilds",
+            "edits",
+            "blocks",
+        ],
+        rows=rows,
+        notes=[
+            "trials: button presses (activate_button), 50 allowed per task; rebuilds: build-revise cycles, i.e. "
+            "trials followed by more edits; means per episode"
+        ],
+    )
+
+
+def redstone_tables(episodes: list[Episode]) -> list[ReportTable]:
+    """The suite's tables."""
+    return [success_table(episodes), work_table(episodes)]

@@ -1,0 +1,118 @@
+"""The redstone suite (SciCrafter): 25 circuit-building tasks in a simulated Minecraft lab."""
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from discogym.core.agent import AgentFactory
+from discogym.core.env import Env
+from discogym.core.episode import Episode, Score
+from discogym.core.errors import UserError
+from discogym.core.report import ReportTable
+from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
+from discogym.suites.redstone import agents
+from discogym.suites.redstone.env import Presentation, RedstoneEnv
+from discogym.suites.redstone.tasks import FAMILIES, TaskSpec, packaged_tasks, read_task
+
+OFFICIAL = "official"
+CONDITIONS = (
+    Condition(name="baseline", description="the task file only", params=Presentation().model_dump()),
+    Condition(
+        name="hint",
+        description="the task file and its level's hint keyword (e.g. Signal-Strength-Decay)",
+        params=Presentation(hint=True).model_dump(),
+    ),
+)
+
+
+def task_of(spec: TaskSpec, split: str) -> Task:
+    """A task file as a Task: the whole file is visible (the agent must know the contract); nothing is hidden."""
+    return Task(
+        id=spec.task_id,
+        suite="redstone",
+        split=split,
+        brief=spec.task_name,
+        params={"spec": spec.model_dump(mode="json", exclude_none=True)},
+    )
+
+
+def spec_of(task: Task) -> TaskSpec:
+    """The task file behind a Task."""
+    return TaskSpec.model_validate(task.params["spec"])
+
+
+@cache
+def _load(split: str) -> tuple[Task, ...]:
+    if split == OFFICIAL:
+        specs: list[TaskSpec] = list(packaged_tasks())
+    elif split in FAMILIES:
+        specs = [spec for spec in packaged_tasks() if spec.family == split]
+    else:
+        path = Path(split)
+        if path.is_dir():
+            specs = [read_task(file) for file in sorted(path.glob("*.yaml"))]
+        elif path.suffix in (".yaml", ".yml") and path.exists():
+            specs = [read_task(path)]
+        else:
+            raise UserError(
+                f"unknown split {split!r}; splits: {OFFICIAL}, {', '.join(FAMILIES)}, a task file (.yaml) or a "
+                "folder of them"
+            )
+    return tuple(task_of(spec, split) for spec in specs)
+
+
+class RedstoneSuite(Suite):
+    """SciCrafter: build redstone circuits that light lamps in timed patterns, in a simulated lab."""
+
+    name = "redstone"
+    aliases = ("scicrafter",)
+    description = "build redstone circuits that light lamps in timed patterns (SciCrafter)"
+
+    def splits(self) -> list[str]:
+        return [OFFICIAL, *FAMILIES]
+
+    def tasks(self, split: str) -> list[Task]:
+        return list(_load(split))
+
+    def conditions(self) -> list[Condition]:
+        return list(CONDITIONS)
+
+    def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
+        return RedstoneEnv(spec_of(task), Presentation.model_validate(condition.params))
+
+    def reference_agents(self) -> dict[str, AgentFactory]:
+        return {"builder": agents.make_builder}
+
+    def solver_hints(self, task: Task) -> dict[str, object]:
+        return {"spec": task.params["spec"]}
+
+    def score(self, episode: Episode) -> Score:
+        return score(episode)
+
+    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+        from discogym.suites.redstone.report import redstone_tables
+
+        return redstone_tables(episodes)
+
+
+def score(episode: Episode) -> Score:
+    """Success: the device was submitted and passes the checker. Components keep what the report needs."""
+    outcome = episode.outcome.env
+    spec = spec_of(episode.task)
+    check: dict[str, Any] = outcome.get("check") or {}
+    passed = bool(outcome.get("passed", False))
+    components: dict[str, Any] = {
+        "family": spec.family,
+        "level": spec.level,
+        "submitted": bool(outcome.get("submitted", False)),
+        "trials": outcome.get("trials", 0),
+        "rebuilds": outcome.get("rebuilds", 0),
+        "edits": outcome.get("edits", 0),
+        "blocks": outcome.get("blocks", 0),
+        "failures": len(check.get("failures", [])),
+    }
+    return Score(value=1.0 if passed else 0.0, success=passed, components=components)
+
+
+suite = RedstoneSuite()
