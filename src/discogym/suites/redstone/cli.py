@@ -1,7 +1,7 @@
 """``discogym redstone ...``: run a world file through the simulator, look at it, convert schematics."""
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -10,6 +10,9 @@ from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import Pos
 from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.world import World, format_pos, parse_pos, read_world
+
+if TYPE_CHECKING:
+    from discogym.suites.redstone.tasks import TaskSpec
 
 app = typer.Typer(help="The redstone simulator: traces, views and schematics of world files.", no_args_is_help=True)
 
@@ -143,3 +146,165 @@ def view_command(
     stdout.print(views.text_layers(state), highlight=False, markup=False)
     if png is not None:
         stdout.print(f"pictures written to {png}/layers.png, top.png and iso.png", highlight=False)
+
+
+TaskArgument = Annotated[
+    str, typer.Argument(metavar="TASK", help="A task id (e.g. C_sequential_activation_L2) or a task file.")
+]
+
+
+def find_task(name: str) -> "TaskSpec":
+    """An official task by id, or a task file."""
+    from discogym.suites.redstone.tasks import packaged_tasks, read_task
+
+    for spec in packaged_tasks():
+        if spec.task_id == name:
+            return spec
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return read_task(path)
+    raise UserError(f"no task {name!r}: give an official task id (discogym list redstone) or a task file")
+
+
+def _int_list(text: str | None, what: str) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise UserError(f"--{what} takes comma-separated integers, e.g. 1,2,1") from None
+
+
+@app.command("generate")
+def generate_command(
+    family: Annotated[str | None, typer.Option(help="A, B, C, D or E.")] = None,
+    level: Annotated[
+        str | None, typer.Option(help="L1..L5: the paper's parameters (the default for anything not given).")
+    ] = None,
+    lamps: Annotated[int | None, typer.Option(min=1, max=200, help="Number of lamps N.")] = None,
+    reach: Annotated[
+        int | None, typer.Option(min=1, help="B: the farthest lamp's least distance from the button.")
+    ] = None,
+    delays: Annotated[str | None, typer.Option(help="C: the N-1 delays in redstone ticks, e.g. 1,2,1.")] = None,
+    tau: Annotated[int | None, typer.Option(min=1, help="E: each lamp's on-time in redstone ticks.")] = None,
+    distances: Annotated[str | None, typer.Option(help="D: the target distances, e.g. 4,8,12,16.")] = None,
+    tolerance: Annotated[int, typer.Option(min=0, max=20, help="Tolerance in game ticks.")] = 1,
+    official: Annotated[bool, typer.Option("--official", help="Write the paper's 25 task files into --out.")] = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Write here (a file, or a folder with --official) instead of printing.")
+    ] = None,
+) -> None:
+    """Make a task file: one of the paper's levels, or any other level of a family."""
+    from discogym.suites.redstone.tasks import make_task, official_tasks
+
+    with user_errors():
+        if official:
+            if out is None:
+                raise UserError("--official writes 25 files: give --out FOLDER")
+            out.mkdir(parents=True, exist_ok=True)
+            for spec in official_tasks():
+                (out / f"{spec.task_id}.yaml").write_text(spec.to_yaml(), encoding="utf-8")
+            stdout.print(f"25 task files written to {out}", highlight=False)
+            return
+        if family is None:
+            raise UserError("give --family (A-E), or --official")
+        spec = make_task(
+            family.upper(),
+            level,
+            lamps=lamps,
+            tolerance=tolerance,
+            reach=reach,
+            delays=_int_list(delays, "delays"),
+            tau=tau,
+            distances=_int_list(distances, "distances"),
+        )
+        if out is None:
+            stdout.print(spec.to_yaml(), highlight=False, markup=False, end="")
+            return
+        out.write_text(spec.to_yaml(), encoding="utf-8")
+    stdout.print(f"{spec.task_id} written to {out}", highlight=False)
+
+
+@app.command("check")
+def check_command(task: TaskArgument, device_file: WorldArgument, as_json: JsonOption = False) -> None:
+    """Run the evaluator on a device file (blocks on the lab's floor, which the file may leave out)."""
+    from discogym.suites.redstone.check import evaluate
+    from discogym.suites.redstone.lab import read_device
+
+    with user_errors():
+        spec = find_task(task)
+        report = evaluate(spec, read_device(device_file))
+    if as_json:
+        print_json({"task": spec.task_id, **report.document()})
+    else:
+        stdout.print(f"{spec.task_id}: {'passed' if report.passed else 'failed'}", highlight=False)
+        for failure in report.failures:
+            stdout.print(f"  - {failure}", highlight=False, markup=False)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command("reference")
+def reference_command(
+    tasks: Annotated[
+        list[str] | None, typer.Argument(metavar="[TASK]...", help="Task ids or files (default: all 25).")
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for each device's .txt, .schem and .png files.")] = Path(
+        "runs/reference-devices"
+    ),
+    as_json: JsonOption = False,
+) -> None:
+    """Build the reference device of each task, check it, and write it as a device file, a Sponge schematic
+    (with the schematics extra) and pictures (top-down and 3D, at the tick the last lamp turns on)."""
+    from discogym.suites.redstone.tasks import packaged_tasks
+
+    with user_errors():
+        specs = [find_task(name) for name in tasks] if tasks else list(packaged_tasks())
+        out.mkdir(parents=True, exist_ok=True)
+        rows = [_write_reference(spec, out) for spec in specs]
+    if as_json:
+        print_json({"out": str(out), "devices": rows})
+    else:
+        for row in rows:
+            verdict = "passed" if row["passed"] else "FAILED " + "; ".join(row["failures"])
+            stdout.print(f"{row['task']:<36} {row['blocks']:>4} blocks  {verdict}", highlight=False, markup=False)
+        stdout.print(f"{sum(r['passed'] for r in rows)}/{len(rows)} pass; files in {out}", highlight=False)
+    if not all(row["passed"] for row in rows):
+        raise typer.Exit(1)
+
+
+def _write_reference(spec: "TaskSpec", out: Path) -> dict[str, Any]:
+    from discogym.suites.redstone import views
+    from discogym.suites.redstone.builder import build_device
+    from discogym.suites.redstone.check import evaluate, region_of
+    from discogym.suites.redstone.lab import device_text, lab_world, the_button
+
+    device = build_device(spec)
+    report = evaluate(spec, device)
+    stem = out / spec.task_id
+    header = f"# reference device for {spec.task_id} ({spec.task_name}); stands on the lab's stone floor at y=3\n"
+    stem.with_suffix(".txt").write_text(header + device_text(device), encoding="utf-8")
+    files = [stem.with_suffix(".txt").name]
+    world = lab_world(device, region_of(spec))
+    try:
+        from discogym.suites.redstone.schematic import write_schematic
+
+        write_schematic(world, stem.with_suffix(".schem"))
+        files.append(stem.with_suffix(".schem").name)
+    except ImportError:
+        pass  # the schematics extra is not installed
+    button = the_button(device)
+    sim = Simulator(world)
+    if not isinstance(button, str):
+        sim.press(button)
+        sim.run(max([lamp.on or 0 for lamp in report.lamps], default=0))
+    state = sim.snapshot()
+    (out / f"{spec.task_id}-top.png").write_bytes(views.top_down_png(state, layer=region_of(spec).anchor[1]))
+    (out / f"{spec.task_id}-iso.png").write_bytes(views.iso_png(state))
+    files += [f"{spec.task_id}-top.png", f"{spec.task_id}-iso.png"]
+    return {
+        "task": spec.task_id,
+        "passed": report.passed,
+        "failures": report.failures,
+        "blocks": len(device),
+        "files": files,
+    }

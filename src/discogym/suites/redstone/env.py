@@ -14,12 +14,12 @@ from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError, UserError
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.redstone import check
-from discogym.suites.redstone.blocks import AIR, BUTTON, Block, Pos, make_block, placed_part
+from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
 from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.lab import device_of, lab_world, the_button
 from discogym.suites.redstone.tasks import TaskSpec
 from discogym.suites.redstone.views import text_layers
-from discogym.suites.redstone.world import World, format_pos
+from discogym.suites.redstone.world import format_pos
 
 TRIAL_BUDGET = 50
 MAX_STEPS = 2000
@@ -159,7 +159,8 @@ class RedstoneEnv(Env):
         }
         header = f"{len(found)} blocks within {r} of {format_pos((cx, cy, cz))} at tick {self.sim.time}"
         if args.view == "layers":
-            body = text_layers(World(found)) if found else ""
+            layers = sorted({y for _, y, _ in found})
+            body = text_layers(lab_world(found, self.region), layers) if found else ""
         else:
             body = "\n".join(f"{x} {y} {z} {block}" for (x, y, z), block in found.items())
         return ToolResult(text=f"{header}\n{body}".rstrip(), data={"blocks": len(found)})
@@ -203,6 +204,14 @@ class RedstoneEnv(Env):
         """Hand the device to the evaluator; ends the episode."""
         self.finish(SUBMITTED)
         return ToolResult(text=f"submitted a device of {len(self.device)} blocks; the episode is over", done=True)
+
+    # The text syntax (for a person at the terminal, or a model with --agent-opt mode=suite)
+
+    def text_prompt(self) -> str:
+        return TEXT_SYNTAX
+
+    def parse_text_action(self, text: str) -> ToolCall:
+        return parse_action(text)
 
     # Parsing and running
 
@@ -267,6 +276,57 @@ class RedstoneEnv(Env):
         if not isinstance(the_button(self.device), str):
             calls.append(ToolCall(tool="activate_button", args={}))
         return calls
+
+
+TEXT_SYNTAX = """Actions, one per line (coordinates are integers; blocks as in Minecraft commands):
+  place X Y Z BLOCK          e.g. place 1 4 0 redstone_repeater[facing=west,delay=2]
+  remove X Y Z               put air there
+  get X Y Z                  the block and its state
+  scan [X Y Z] [R]           every block within R (default 10) of X Y Z (default: the anchor)
+  layers [X Y Z] [R]         the same as a text grid per y layer
+  press                      one verification trial: press the button, run until quiet
+  events [SINCE]             the block-state changes from game tick SINCE (default 0)
+  submit                     hand the device to the evaluator (ends the episode)"""
+
+
+def parse_action(text: str) -> ToolCall:
+    """One line of the text syntax as a tool call; ToolError with the syntax when it is not one."""
+    words = text.split()
+    if not words:
+        raise ToolError("empty action; " + TEXT_SYNTAX)
+    verb, rest = words[0].lower(), words[1:]
+    try:
+        if verb == "place" and len(rest) == 4:
+            block = parse_block(rest[3])
+            props = {name: value for name, value in block.props if name not in COMPUTED}
+            return ToolCall(tool="set_block", args={**_xyz(rest), "block": block.id, "properties": props})
+        if verb == "remove" and len(rest) == 3:
+            return ToolCall(tool="set_block", args={**_xyz(rest), "block": AIR})
+        if verb == "get" and len(rest) == 3:
+            return ToolCall(tool="get_block_state", args=_xyz(rest))
+        if verb in ("scan", "layers") and len(rest) in (0, 1, 3, 4):
+            args: dict[str, Any] = {"view": "list" if verb == "scan" else "layers"}
+            if len(rest) >= 3:
+                args["center"] = [int(word) for word in rest[:3]]
+            if len(rest) in (1, 4):
+                args["radius"] = int(rest[-1])
+            return ToolCall(tool="scan_redstone_area", args=args)
+        if verb == "press" and not rest:
+            return ToolCall(tool="activate_button", args={})
+        if verb == "events" and len(rest) <= 1:
+            return ToolCall(tool="get_event_stream", args={"since": int(rest[0])} if rest else {})
+        if verb == "submit" and not rest:
+            return ToolCall(tool="submit", args={})
+    except ValueError:
+        raise ToolError(f"coordinates, radius and ticks are integers: {text.strip()!r}") from None
+    except UserError as err:
+        raise ToolError(str(err)) from None
+    raise ToolError(f"not an action: {text.strip()!r}\n{TEXT_SYNTAX}")
+
+
+def _xyz(words: list[str]) -> dict[str, int]:
+    x, y, z = (int(word) for word in words[:3])
+    return {"x": x, "y": y, "z": z}
 
 
 def _event_line(change: Change) -> str:

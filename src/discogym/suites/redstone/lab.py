@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from discogym.suites.redstone.blocks import BUTTON, LAMP, STONE, Block, Pos, make_block
-from discogym.suites.redstone.world import World, format_pos, read_world
+from discogym.suites.redstone.world import World, format_pos, read_blocks
 
 ANCHOR: Pos = (0, 4, 0)
 RADIUS = 10
@@ -72,9 +72,16 @@ def device_of(world: World, region: Region = LAB) -> dict[Pos, Block]:
     return {pos: block for pos, block in world if not (region.is_floor(pos) and block == FLOOR)}
 
 
+def device_text(device: Mapping[Pos, Block]) -> str:
+    """A device in the world line format, sorted by position (the floor left out)."""
+    return "".join(f"{x} {y} {z} {block}\n" for (x, y, z), block in sorted(device.items()))
+
+
 def read_device(path: Path, region: Region = LAB) -> dict[Pos, Block]:
-    """A device file (a world file without the floor; a floor in it is ignored)."""
-    return device_of(read_world(path), region)
+    """A device file (a world file without the floor; a floor in it is ignored). Placement rules are checked
+    with the floor in place."""
+    blocks = read_blocks(path)
+    return device_of(lab_world({pos: b for pos, b in blocks.items() if not region.is_floor(pos)}, region), region)
 
 
 def positions_of(device: Mapping[Pos, Block], block_id: str) -> list[Pos]:

@@ -168,15 +168,25 @@ def _entries_from_data(document: Any, source: str) -> Iterator[tuple[Pos, Block]
 
 def read_world(path: Path) -> World:
     """A world from a line, YAML or JSON file (by suffix; ``.txt`` or anything else is the line format)."""
+    return World(read_blocks(path))
+
+
+def read_blocks(path: Path) -> dict[Pos, Block]:
+    """The blocks a world file lists, before any placement rule is checked."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise UserError(f"cannot read world {path}: {err.strerror}") from None
-    return parse_world(text, path.name, path.suffix.lower())
+    return parse_blocks(text, path.name, path.suffix.lower())
 
 
 def parse_world(text: str, source: str = "world", suffix: str = ".txt") -> World:
     """A world from text in the format the suffix names."""
+    return World(parse_blocks(text, source, suffix))
+
+
+def parse_blocks(text: str, source: str = "world", suffix: str = ".txt") -> dict[Pos, Block]:
+    """The blocks listed in text of the format the suffix names (no placement rule checked)."""
     entries: Iterable[tuple[Pos, Block]]
     if suffix in (".json", ".yaml", ".yml"):
         try:
@@ -191,4 +201,4 @@ def parse_world(text: str, source: str = "world", suffix: str = ".txt") -> World
         if pos in blocks:
             raise UserError(f"{source}: two blocks at {format_pos(pos)}")
         blocks[pos] = block
-    return World(blocks)
+    return blocks
