@@ -219,7 +219,7 @@ def generate_command(
             distances=_int_list(distances, "distances"),
         )
         if out is None:
-            stdout.print(spec.to_yaml(), highlight=False, markup=False, end="")
+            typer.echo(spec.to_yaml(), nl=False)  # plain, unwrapped: the output is a file
             return
         out.write_text(spec.to_yaml(), encoding="utf-8")
     stdout.print(f"{spec.task_id} written to {out}", highlight=False)

@@ -174,6 +174,7 @@ class RedstoneEnv(Env):
         if self.trials >= TRIAL_BUDGET:
             raise ToolError(f"all {TRIAL_BUDGET} verification trials are used")
         self._run_until_quiet(EDIT_RUN_LIMIT)  # a button still on from an edit's run comes up first
+        self.sim.run(1)  # the press gets a tick of its own, after the edits' changes
         self.trials += 1
         self._edited_since_trial = False
         pressed_at = self.sim.time
