@@ -25,6 +25,7 @@ from discogym.suites.redstone.taxonomy import (
     taxonomy_table,
     write_pictures,
 )
+from tests.conftest import run_discogym
 
 VARIANTS = [c for c in CASES if c.edit is not None]
 # How each variant differs from W: (blocks removed, blocks added, blocks replaced), from the paper's text.
@@ -235,3 +236,12 @@ def test_write_pictures(tmp_path: Path) -> None:
     written = write_pictures(tmp_path)
     assert [p.name for p in written] == [f"taxonomy-{c.lower()}.png" for c in PICTURED]
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in written)
+
+
+def test_the_taxonomy_command_prints_the_table_and_json() -> None:
+    done = run_discogym("redstone", "taxonomy", "--json")
+    assert done.returncode == 0, done.stderr
+    cases = json.loads(done.stdout)["cases"]
+    assert [c["case"] for c in cases][:3] == ["W", "4", "5"] and all(c["agrees"] for c in cases)
+    table = run_discogym("redstone", "taxonomy")
+    assert table.returncode == 0 and "Table 11" in table.stdout

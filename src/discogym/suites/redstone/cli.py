@@ -308,3 +308,19 @@ def _write_reference(spec: "TaskSpec", out: Path) -> dict[str, Any]:
         "blocks": len(device),
         "files": files,
     }
+
+
+@app.command("taxonomy")
+def taxonomy_command(as_json: JsonOption = False) -> None:
+    """SciCrafter's failure taxonomy (Appendix I, Table 11): the working 32-lamp device and 12 failure devices,
+    each pressed once; the lamps the paper reports lit beside the lamps our simulator lights."""
+    from discogym.suites.redstone.taxonomy import run_taxonomy, taxonomy_document, taxonomy_table
+
+    with user_errors():
+        results = run_taxonomy()
+    if as_json:
+        print_json({"cases": taxonomy_document(results)})
+    else:
+        stdout.print(taxonomy_table(results))
+    if not all(result.agrees for result in results):
+        raise typer.Exit(1)
