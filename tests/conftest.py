@@ -28,10 +28,17 @@ def discogym_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "discogym", *args]
 
 
-def run_discogym(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run the CLI in a subprocess to completion, with extra environment variables ``env``."""
+def run_discogym(*args: str, input: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a subprocess to completion (``input`` on its stdin), with extra environment variables
+    ``env``."""
     return subprocess.run(
-        discogym_command(*args), capture_output=True, text=True, env=cli_environment(**env), timeout=300, cwd=REPO
+        discogym_command(*args),
+        input=input,
+        capture_output=True,
+        text=True,
+        env=cli_environment(**env),
+        timeout=300,
+        cwd=REPO,
     )
 
 

@@ -1,9 +1,15 @@
 """Report building blocks: tables that render as markdown, HTML or JSON."""
 
 import html
+from collections import defaultdict
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from discogym.core.episode import Episode
+
+AGENT_KEY_COLUMNS = ["agent", "model", "condition"]
+AgentKey = tuple[str, str, str]
 
 
 class ReportTable(BaseModel):
@@ -13,6 +19,20 @@ class ReportTable(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     notes: list[str] = Field(default_factory=list)
+
+
+def by_agent(episodes: list[Episode]) -> list[tuple[AgentKey, list[Episode]]]:
+    """Episodes by (agent label, model, condition), in sorted order: the rows of a suite's own tables."""
+    groups: dict[AgentKey, list[Episode]] = defaultdict(list)
+    for episode in episodes:
+        key = episode.key
+        groups[(key.agent_label(), key.model or "-", key.condition)].append(episode)
+    return sorted(groups.items())
+
+
+def with_components(episodes: list[Episode]) -> list[Episode]:
+    """The episodes that ran to an end and carry the suite's score components."""
+    return [e for e in episodes if e.outcome.status != "error" and e.score.success is not None and e.score.components]
 
 
 def format_cell(value: Any) -> str:

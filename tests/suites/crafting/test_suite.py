@@ -2,12 +2,11 @@
 Plancraft's own syntax."""
 
 import json
-import subprocess
 
 from discogym.core import AgentOptions, get_suite
 from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
-from tests.conftest import REPO, cli_environment, discogym_command, run_discogym
+from tests.conftest import run_discogym
 from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
 
 
@@ -58,15 +57,7 @@ def test_without_the_data_the_message_says_how_to_provide_it(tmp_path):
 
 def test_a_person_plays_a_task_in_the_terminal(tmp_path):
     moves = "hello\nmove: from [I23] to [A1] with quantity 1\nmove: from [0] to [I1] with quantity 1\nquit\n"
-    done = subprocess.run(
-        discogym_command("play", "crafting", "TEST0001", "--out", str(tmp_path)),
-        input=moves,
-        capture_output=True,
-        text=True,
-        env=cli_environment(),
-        timeout=120,
-        cwd=REPO,
-    )
+    done = run_discogym("play", "crafting", "TEST0001", "--out", str(tmp_path), input=moves)
     assert done.returncode == 0, done.stderr
     assert "Craft an item of type: cake" in done.stdout and "Only select actions from the following" in done.stdout
     assert " - sugar [I1] quantity 1" in done.stdout and "no success" in done.stderr

@@ -1,7 +1,6 @@
 """The redstone suite: the agent's tools, the trial budget, the builder through the harness, report and play."""
 
 import json
-import subprocess
 
 import pytest
 
@@ -12,7 +11,7 @@ from discogym.suites.redstone.agents import placement_order, set_block_call
 from discogym.suites.redstone.builder import build_device
 from discogym.suites.redstone.env import TRIAL_BUDGET, Presentation, RedstoneEnv, parse_action
 from discogym.suites.redstone.tasks import make_task
-from tests.conftest import REPO, cli_environment, discogym_command, run_discogym
+from tests.conftest import run_discogym
 
 
 def new_env(family: str = "A", level: str = "L1", hint: bool = False) -> RedstoneEnv:
@@ -165,15 +164,7 @@ def test_the_random_agent_plays_without_crashing(tmp_path):
 def test_a_person_builds_and_presses_in_the_terminal(tmp_path):
     lines = "place 0 4 0 stone_button[face=floor]\nplace 1 4 0 redstone_wire\nplace 2 4 0 redstone_lamp\n"
     lines += "layers 0 4 0 2\npress\nevents 0\nhello\nsubmit\n"
-    done = subprocess.run(
-        discogym_command("play", "redstone", "A_simultaneous_lights_L1", "--out", str(tmp_path)),
-        input=lines,
-        capture_output=True,
-        text=True,
-        env=cli_environment(),
-        timeout=120,
-        cwd=REPO,
-    )
+    done = run_discogym("play", "redstone", "A_simultaneous_lights_L1", "--out", str(tmp_path), input=lines)
     assert done.returncode == 0, done.stderr
     assert "place X Y Z BLOCK" in done.stdout and "p   0   l" in done.stdout
     assert "trial 1 of 50" in done.stdout and "not understood: not an action: 'hello'" in done.stdout

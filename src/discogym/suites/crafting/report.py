@@ -5,33 +5,15 @@ planner, impossible-task detection (precision, recall, F1), and tool use per epi
 Episodes that ended in an error (or were not scored) carry no score components: they are counted in the
 ``errors`` column and left out of every rate and mean except tokens and cost."""
 
-from collections import defaultdict
 from collections.abc import Callable
 from statistics import fmean
 
 from discogym.core.episode import Episode
-from discogym.core.report import ReportTable
+from discogym.core.report import AGENT_KEY_COLUMNS, ReportTable, by_agent, with_components
 
 DIFFICULTIES = ("easy", "medium", "hard", "impossible")
 RECIPE_TYPES = ("smelting", "shapeless", "shaped", "mixed")
 COUNTS = ("think", "search", "impossible", "invalid", "no_effect")
-KEY_COLUMNS = ["agent", "model", "condition"]
-
-GroupKey = tuple[str, str, str]
-
-
-def _group(episodes: list[Episode]) -> list[tuple[GroupKey, list[Episode]]]:
-    """Episodes by (agent label, model, condition), in sorted order."""
-    groups: dict[GroupKey, list[Episode]] = defaultdict(list)
-    for episode in episodes:
-        key = episode.key
-        groups[(key.agent_label(), key.model or "-", key.condition)].append(episode)
-    return sorted(groups.items())
-
-
-def _scored(members: list[Episode]) -> list[Episode]:
-    """The episodes that ran to an end and carry the suite's score components."""
-    return [e for e in members if e.outcome.status != "error" and e.score.success is not None and e.score.components]
 
 
 def _mean(values: list[float]) -> float | None:
@@ -49,8 +31,8 @@ def _success_rate(members: list[Episode]) -> float | None:
 def overview_table(episodes: list[Episode]) -> ReportTable:
     """Episodes, errors, success rate, and tokens and cost (over every episode, errors included)."""
     rows = []
-    for key, members in _group(episodes):
-        scored = _scored(members)
+    for key, members in by_agent(episodes):
+        scored = with_components(members)
         usages = [e.usage() for e in members]
         rows.append(
             [
@@ -65,7 +47,7 @@ def overview_table(episodes: list[Episode]) -> ReportTable:
         )
     return ReportTable(
         title="crafting: overview",
-        columns=[*KEY_COLUMNS, "episodes", "errors", "success rate", "input tokens / ep", "output tokens / ep",
+        columns=[*AGENT_KEY_COLUMNS, "episodes", "errors", "success rate", "input tokens / ep", "output tokens / ep",
                  "cost usd"],
         rows=rows,
         notes=[
@@ -89,8 +71,8 @@ def _bins(scored: list[Episode], component: str, names: tuple[str, ...]) -> list
 def success_table(episodes: list[Episode]) -> ReportTable:
     """Success rate overall, by difficulty and by recipe type, each cell with its episode count."""
     rows = []
-    for key, members in _group(episodes):
-        scored = _scored(members)
+    for key, members in by_agent(episodes):
+        scored = with_components(members)
         rows.append(
             [
                 *key,
@@ -101,7 +83,7 @@ def success_table(episodes: list[Episode]) -> ReportTable:
         )
     return ReportTable(
         title="crafting: success rate by difficulty and recipe type",
-        columns=[*KEY_COLUMNS, "all", *DIFFICULTIES, *RECIPE_TYPES],
+        columns=[*AGENT_KEY_COLUMNS, "all", *DIFFICULTIES, *RECIPE_TYPES],
         rows=rows,
         notes=["each cell: success rate (scored episodes); easy = complexity bins 0-1, medium = 2, hard = 3-4; "
                "recipe types cover possible tasks only"],
@@ -132,8 +114,8 @@ def plan_table(episodes: list[Episode]) -> ReportTable:
     """Plan length (environment actions) of the agent and of the planner, and action efficiency, over the
     successful episodes on possible tasks."""
     rows = []
-    for key, members in _group(episodes):
-        solved = _solved_possible(_scored(members))
+    for key, members in by_agent(episodes):
+        solved = _solved_possible(with_components(members))
         rows.append(
             [
                 *key,
@@ -146,7 +128,7 @@ def plan_table(episodes: list[Episode]) -> ReportTable:
         )
     return ReportTable(
         title="crafting: plan length and action efficiency",
-        columns=[*KEY_COLUMNS, "solved possible", "actions", "planner actions", "action efficiency",
+        columns=[*AGENT_KEY_COLUMNS, "solved possible", "actions", "planner actions", "action efficiency",
                  "planner recipes"],
         rows=rows,
         notes=["over successful episodes on possible tasks only; actions = move + smelt calls; "
@@ -168,14 +150,16 @@ def _detection_row(scored: list[Episode]) -> list[object]:
     return [len(scored), sum(truth), sum(declared), hits, precision, recall, _f1(precision, recall)]
 
 
+DETECTION_COLUMNS = ["episodes", "impossible tasks", "declared", "true positives", "precision", "recall", "F1"]
+
+
 def impossible_table(episodes: list[Episode]) -> ReportTable:
     """Detection of impossible tasks: positive class = the task is impossible, prediction = the agent
     declared it impossible."""
-    rows = [[*key, *_detection_row(_scored(members))] for key, members in _group(episodes)]
+    rows = [[*key, *_detection_row(with_components(members))] for key, members in by_agent(episodes)]
     return ReportTable(
         title="crafting: impossible-task detection",
-        columns=[*KEY_COLUMNS, "episodes", "impossible tasks", "declared", "true positives", "precision", "recall",
-                 "F1"],
+        columns=[*AGENT_KEY_COLUMNS, *DETECTION_COLUMNS],
         rows=rows,
         notes=["'-' where undefined: precision with no declarations, recall with no impossible task, F1 if either is"],
     )  # fmt: skip
@@ -188,8 +172,8 @@ def _count_mean(members: list[Episode], name: str) -> float | None:
 def tool_table(episodes: list[Episode]) -> ReportTable:
     """Mean steps and mean calls per episode of think, search and impossible, invalid and no-effect actions."""
     rows = []
-    for key, members in _group(episodes):
-        scored = _scored(members)
+    for key, members in by_agent(episodes):
+        scored = with_components(members)
         rows.append(
             [
                 *key,
@@ -200,7 +184,7 @@ def tool_table(episodes: list[Episode]) -> ReportTable:
         )
     return ReportTable(
         title="crafting: tool use per episode",
-        columns=[*KEY_COLUMNS, "episodes", "steps", "think", "search", "impossible", "invalid", "no-effect"],
+        columns=[*AGENT_KEY_COLUMNS, "episodes", "steps", "think", "search", "impossible", "invalid", "no-effect"],
         rows=rows,
         notes=["means per scored episode; invalid: rejected calls; no-effect: actions that parse but change nothing"],
     )

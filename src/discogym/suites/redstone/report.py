@@ -2,27 +2,12 @@
 rebuilds, edits), one row per (agent, model, condition). Episodes that ended in an error carry no score
 components; they are counted in ``errors`` and left out of every rate and mean."""
 
-from collections import defaultdict
 from statistics import fmean
 from typing import Any
 
 from discogym.core.episode import Episode
-from discogym.core.report import ReportTable
+from discogym.core.report import AGENT_KEY_COLUMNS, ReportTable, by_agent, with_components
 from discogym.suites.redstone.tasks import FAMILIES, LEVELS
-
-KEY_COLUMNS = ["agent", "model", "condition"]
-
-
-def _groups(episodes: list[Episode]) -> list[tuple[tuple[str, str, str], list[Episode]]]:
-    groups: dict[tuple[str, str, str], list[Episode]] = defaultdict(list)
-    for episode in episodes:
-        key = episode.key
-        groups[(key.agent_label(), key.model or "-", key.condition)].append(episode)
-    return sorted(groups.items())
-
-
-def _scored(members: list[Episode]) -> list[Episode]:
-    return [e for e in members if e.outcome.status != "error" and e.score.success is not None and e.score.components]
 
 
 def _rate(members: list[Episode]) -> float | None:
@@ -44,8 +29,8 @@ def _level_rates(members: list[Episode]) -> list[float | None]:
 def success_table(episodes: list[Episode]) -> ReportTable:
     """Success rate per family and level (``other`` for generated levels) for each agent and condition."""
     rows: list[list[Any]] = []
-    for key, members in _groups(episodes):
-        scored = _scored(members)
+    for key, members in by_agent(episodes):
+        scored = with_components(members)
         for family in FAMILIES:
             in_family = [e for e in scored if e.score.components.get("family") == family]
             if in_family:
@@ -53,7 +38,7 @@ def success_table(episodes: list[Episode]) -> ReportTable:
         rows.append([*key, "all", *_level_rates(scored)])
     return ReportTable(
         title="redstone: success by family and level",
-        columns=[*KEY_COLUMNS, "family", *LEVELS, "other", "all"],
+        columns=[*AGENT_KEY_COLUMNS, "family", *LEVELS, "other", "all"],
         rows=rows,
         notes=["success: the submitted device passes the task's checker; a dash where no episode ran"],
     )
@@ -62,8 +47,8 @@ def success_table(episodes: list[Episode]) -> ReportTable:
 def work_table(episodes: list[Episode]) -> ReportTable:
     """Verification trials, rebuilds (build-revise cycles: edits after a trial), edits and device size."""
     rows: list[list[Any]] = []
-    for key, members in _groups(episodes):
-        scored = _scored(members)
+    for key, members in by_agent(episodes):
+        scored = with_components(members)
         trials = [int(e.score.components.get("trials", 0)) for e in scored]
         rows.append(
             [
@@ -82,7 +67,7 @@ def work_table(episodes: list[Episode]) -> ReportTable:
     return ReportTable(
         title="redstone: verification trials and rebuilds",
         columns=[
-            *KEY_COLUMNS,
+            *AGENT_KEY_COLUMNS,
             "episodes",
             "errors",
             "submitted",
