@@ -15,6 +15,7 @@ install: $(BIN)/discogym
 # The main job: every registered suite with its reference agent, offline (no API key), then the reports.
 run: install
 	$(BIN)/discogym sweep --out runs/reference
+	$(BIN)/discogym redstone reference --out runs/reference/redstone/devices
 
 lint: install
 	$(BIN)/ruff check .

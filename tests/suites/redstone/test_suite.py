@@ -69,6 +69,14 @@ def test_blocks_are_placed_read_and_scanned_with_their_state():
     assert removed.ok and (0, 4, 0) not in env.device
 
 
+def test_properties_may_be_numbers_and_booleans():
+    env = new_env()
+    assert env.call(
+        "set_block", {"x": 0, "y": 4, "z": 0, "block": "redstone_repeater", "properties": {"delay": 3, "locked": True}}
+    ).ok
+    assert env.device[(0, 4, 0)].get("delay") == "3"
+
+
 def test_removing_a_support_drops_what_stands_on_it():
     env = new_env()
     place(env, 0, 4, 0, "stone")

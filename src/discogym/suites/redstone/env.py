@@ -41,7 +41,7 @@ class SetBlockArgs(ToolArgs):
     y: int
     z: int
     block: str = Field(description="a block id of the palette, e.g. minecraft:redstone_repeater (air removes)")
-    properties: dict[str, str] = Field(
+    properties: dict[str, str | int | bool] = Field(
         default_factory=dict, description="block-state properties, e.g. {'facing': 'west', 'delay': '2'}"
     )
 
@@ -216,7 +216,7 @@ class RedstoneEnv(Env):
 
     # Parsing and running
 
-    def _parse_block(self, name: str, properties: dict[str, str]) -> Block:
+    def _parse_block(self, name: str, properties: dict[str, str | int | bool]) -> Block:
         full = name.strip() if name.strip().startswith("minecraft:") else f"minecraft:{name.strip()}"
         if "[" in full:
             raise ToolError("give the block id alone and its properties in 'properties'")
@@ -226,7 +226,10 @@ class RedstoneEnv(Env):
         if full not in allowed:
             raise ToolError(f"{full} is not an allowed block; allowed: {', '.join(sorted(allowed))}")
         try:
-            return placed_part(make_block(full, **properties))  # computed properties are the world's to set
+            values = {
+                key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in properties.items()
+            }
+            return placed_part(make_block(full, **values))  # computed properties are the world's to set
         except UserError as err:
             raise ToolError(str(err)) from None
 
