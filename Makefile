@@ -31,6 +31,7 @@ bench: install
 	$(BIN)/python benchmarks/petri_sims.py
 	$(BIN)/python benchmarks/crafting_env.py
 	$(BIN)/python benchmarks/redstone_engine.py
+	$(BIN)/python benchmarks/redstone_suite.py
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache

@@ -139,24 +139,26 @@ class Simulator:
         self._wave = 0
         self._settled_in: dict[Pos, int] = {}
         # With the compiled backend the core holds the running state; the maps above are brought up to date
-        # from it when Python reads them (``_core_ahead``), and its trace arrives in chunks.
+        # from it when Python reads them (``_core_ahead``), and its trace arrives in chunks. The core is built
+        # when ticks are to run and dropped by an edit, so a run of edits with nothing scheduled costs nothing.
         self._core: Core | None = None
         self._core_ahead = False
         self._chunks: list[TraceChunk] = []
+        self._world = World(dict(world.blocks))  # the placed blocks, kept for the placement rules of edits
         for pos, block in world:
             self._place(pos, block)
         self._refresh_topology()
-        self._load_core()
         if settle:
             self.settle()
         self._recording = True
         if self._core is not None:
             self._core.set_recording(True)
 
-    def _load_core(self) -> None:
-        if self.backend == "compiled":
-            self._sync()
+    def _running_core(self) -> Core:
+        """The compiled core, built from the current state if an edit dropped it."""
+        if self._core is None:
             self._core = Core(self)
+        return self._core
 
     def _sync(self) -> None:
         """Bring the Python state up to date with the compiled core."""
@@ -265,9 +267,9 @@ class Simulator:
         """Press the button at ``pos`` (an input between ticks); False if it was already on."""
         if self.kind.get(pos) != BUTTON:
             raise UserError(f"there is no stone_button at {format_pos(pos)} to press")
-        if self._core is not None:
+        if self.backend == "compiled":
             self._core_ahead = True
-            return self._core.press(pos)
+            return self._running_core().press(pos)
         if self._on[pos]:
             return False
         self._set_on(pos, True)
@@ -276,7 +278,7 @@ class Simulator:
 
     def step(self) -> None:
         """Advance one game tick and run the scheduled ticks that are due."""
-        if self._core is not None:
+        if self.backend == "compiled":
             self._advance(1)
             return
         self.time += 1
@@ -304,18 +306,18 @@ class Simulator:
         self._advance(end - self.time)
 
     def _advance(self, ticks: int) -> None:
-        if self._core is None:
+        if self.backend == "python":
             for _ in range(ticks):
                 self.step()
         elif ticks > 0:
-            self._core.run(ticks)
+            self._running_core().run(ticks)
             self._core_ahead = True
             self.time += ticks
 
     def settle(self) -> None:
         """Bring a freshly loaded world to its steady state (untraced), then call that tick 0."""
-        if self._core is not None:
-            self._core.settle(SETTLE_LIMIT)
+        if self.backend == "compiled":
+            self._running_core().settle(SETTLE_LIMIT)
             self._core_ahead = True
             self.time = 0
             return
@@ -345,8 +347,7 @@ class Simulator:
         components that lost their support and were removed."""
         self._sync()
         self._flush_trace()  # raw entries read dust shapes, which an edit may change
-        world = World({p: self.static[p] for p in self.kind})
-        dropped = world.place(pos, block)
+        dropped = self._world.place(pos, block)
         edited = sorted({pos, *dropped})
         nearby = sorted({_add(p, d) for p in edited for d in RING} | set(edited))
         before = {p: self.block(p) for p in nearby}
@@ -359,12 +360,10 @@ class Simulator:
             after = self.block(changed)
             if after != before[changed] and self._recording:
                 self._trace.append(Change(self.time, changed, before[changed], after))
-        if self._core is not None:
-            self._core = None  # the edit's own updates run here; the core is rebuilt for the new world
+        self._core = None  # the edit's own updates run here; the next ticks rebuild the core
         for changed in edited:
             self._notify_one(changed)
             self._notify_around(changed)
-        self._load_core()
         return dropped
 
     def _place(self, pos: Pos, block: Block) -> None:

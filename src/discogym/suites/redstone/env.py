@@ -16,7 +16,7 @@ from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
 from discogym.suites.redstone.engine import Change, Simulator
-from discogym.suites.redstone.lab import device_of, lab_world, the_button
+from discogym.suites.redstone.lab import lab_world, the_button
 from discogym.suites.redstone.tasks import TaskSpec
 from discogym.suites.redstone.views import text_layers
 from discogym.suites.redstone.world import format_pos
@@ -122,13 +122,16 @@ class RedstoneEnv(Env):
             raise ToolError(f"{format_pos(pos)} is outside the build region ({self.region.describe()})")
         if block.id == AIR and pos not in self.device:
             return ToolResult(text=f"{format_pos(pos)} is already air", data={"pos": list(pos), "changed": False})
-        candidate = lab_world(self.device, self.region)
         try:
-            dropped = candidate.place(pos, block)
+            dropped = self.sim.set_block(pos, block)
         except UserError as err:
             raise ToolError(str(err)) from None
-        self.device = device_of(candidate, self.region)
-        self.sim.set_block(pos, block)
+        if block.id == AIR:
+            self.device.pop(pos, None)
+        else:
+            self.device[pos] = block
+        for gone in dropped:
+            self.device.pop(gone, None)
         self._count_edit()
         start = self.sim.time
         self._run_until_quiet(EDIT_RUN_LIMIT)

@@ -16,6 +16,7 @@ from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import (
     AIR,
     BUTTON,
+    DIRECTIONS,
     OPPOSITE,
     REPEATER,
     SOLID,
@@ -78,26 +79,32 @@ class World:
 
     def place(self, pos: Pos, block: Block) -> list[Pos]:
         """Put ``block`` at ``pos`` (air removes); returns the positions of components that lost their support
-        and were removed with it, as in the game."""
+        and were removed with it, as in the game (sorted). Nothing changes if the block itself has no support."""
         if block.id == AIR:
             self.blocks.pop(pos, None)
         else:
             self.check_support(pos, block)
             self.blocks[pos] = block
-        return self._drop_unsupported()
+        return self._drop_unsupported(pos)
 
-    def _drop_unsupported(self) -> list[Pos]:
+    def _drop_unsupported(self, changed: Pos) -> list[Pos]:
+        """Remove what no longer has support after a change at ``changed``: only its neighbours can lose it,
+        and then theirs."""
         dropped: list[Pos] = []
-        changed = True
-        while changed:
-            changed = False
-            for pos in sorted(self.blocks):
-                support = support_of(pos, self.blocks[pos])
+        todo = [changed]
+        while todo:
+            centre = todo.pop()
+            for step in DIRECTIONS.values():
+                pos = (centre[0] + step[0], centre[1] + step[1], centre[2] + step[2])
+                block = self.blocks.get(pos)
+                if block is None:
+                    continue
+                support = support_of(pos, block)
                 if support is not None and self.blocks.get(support, Block(AIR)).id not in SOLID:
                     del self.blocks[pos]
                     dropped.append(pos)
-                    changed = True
-        return dropped
+                    todo.append(pos)
+        return sorted(dropped)
 
     def __iter__(self) -> Iterator[tuple[Pos, Block]]:
         return iter(sorted(self.blocks.items()))
