@@ -63,6 +63,7 @@ def test_blocks_are_placed_read_and_scanned_with_their_state():
     scan = env.call("scan_redstone_area", {"center": [0, 4, 0], "radius": 1}).text
     assert scan.splitlines()[0] == "2 blocks within 1 of 0,4,0 at tick 0"
     assert "2 4 0" not in scan and "1 4 0 minecraft:redstone_wire" in scan
+    assert not env.call("scan_redstone_area", {"center": [0, 4]}).ok
     layers = env.call("scan_redstone_area", {"view": "layers"}).text
     assert "y=4" in layers and "p   0   l" in layers and "y=3" not in layers
     removed = place(env, 0, 4, 0, "air")

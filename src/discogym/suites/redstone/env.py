@@ -53,7 +53,9 @@ class PositionArgs(ToolArgs):
 
 
 class ScanArgs(ToolArgs):
-    center: tuple[int, int, int] | None = Field(default=None, description="[x, y, z]; the lab's anchor if left out")
+    center: list[int] | None = Field(
+        default=None, min_length=3, max_length=3, description="[x, y, z]; the lab's anchor if left out"
+    )
     radius: int = Field(default=10, ge=0, le=16, description="half the side of the cube scanned")
     view: Literal["list", "layers"] = Field(
         default="list", description="'list': one line per block; 'layers': a text grid per y layer"
