@@ -47,3 +47,14 @@ def test_the_reference_command_writes_each_device_as_files(tmp_path):
     assert check.returncode == 0 and "passed" in check.stdout
     wrong = run_discogym("redstone", "check", "E_pulse_shaping_L3", str(tmp_path / "E_pulse_shaping_L2.txt"), "--json")
     assert wrong.returncode == 1 and '"passed": false' in wrong.stdout
+
+
+def test_device_files_run_on_the_lab_floor_with_lab(tmp_path):
+    device = tmp_path / "d.txt"
+    device.write_text("0 4 0 stone_button[face=floor]\n1 4 0 redstone_wire\n2 4 0 redstone_lamp\n", encoding="utf-8")
+    bare = run_discogym("redstone", "simulate", str(device), "--press", "0,4,0")
+    assert bare.returncode == 2 and "add --lab" in bare.stderr
+    done = run_discogym("redstone", "simulate", str(device), "--lab", "--press", "0,4,0", "--ticks", "30")
+    assert done.returncode == 0, done.stderr
+    assert "t=    0         2,4,0  redstone_lamp: lit false->true" in done.stdout
+    assert "t=   24         2,4,0  redstone_lamp: lit true->false" in done.stdout

@@ -23,6 +23,10 @@ PressOption = Annotated[
     list[str] | None,
     typer.Option(help="Press the button at X,Y,Z (repeatable); X,Y,Z@T presses it at tick T."),
 ]
+LabOption = Annotated[
+    bool,
+    typer.Option("--lab", help="Stand the world on the task lab's stone floor (y=3, |x|,|z| <= 10): for device files."),
+]
 AtOption = Annotated[
     list[int] | None, typer.Option(min=0, help="Tick of each --press without @T, in order (default 0).")
 ]
@@ -55,6 +59,20 @@ def change_document(change: Change) -> dict[str, Any]:
     return {"tick": change.tick, "pos": list(change.pos), "block": str(change.after), "changed": changed}
 
 
+def load_world(path: Path, lab: bool) -> World:
+    """A world file, or with ``lab`` a device file stood on the lab's floor."""
+    if not lab:
+        try:
+            return read_world(path)
+        except UserError as err:
+            if "needs stone, glass or a lamp" not in str(err):
+                raise
+            raise UserError(f"{err} (a device file of the task lab? add --lab to stand it on the floor)") from None
+    from discogym.suites.redstone.lab import lab_world, read_device
+
+    return lab_world(read_device(path))
+
+
 def simulate_world(world: World, presses: dict[int, list[Pos]], ticks: int) -> Simulator:
     """Load ``world``, press the buttons at their ticks and run ``ticks`` game ticks."""
     sim = Simulator(world)
@@ -68,12 +86,13 @@ def simulate_command(
     press: PressOption = None,
     at: AtOption = None,
     ticks: Annotated[int, typer.Option(min=0, max=10_000_000, help="Game ticks to run (20 gt = 1 s).")] = 40,
+    lab: LabOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Print every block-state change with its game tick (state[t] is after tick t and the inputs at t)."""
     with user_errors():
         presses = parse_presses(press or [], at or [])
-        sim = simulate_world(read_world(world_file), presses, ticks)
+        sim = simulate_world(load_world(world_file, lab), presses, ticks)
     changes = [change_document(change) for change in sim.trace]
     if as_json:
         print_json(
@@ -97,12 +116,13 @@ def export_command(
     world_file: WorldArgument,
     out: Annotated[Path, typer.Argument(help="Schematic to write: .schem (Sponge) or .litematic (Litematica).")],
     sponge_version: Annotated[int, typer.Option(min=2, max=3, help="Sponge format version for .schem.")] = 3,
+    lab: LabOption = False,
 ) -> None:
     """Write a world file as a Minecraft schematic, to paste into the game."""
     with user_errors():
         from discogym.suites.redstone.schematic import write_schematic
 
-        world = read_world(world_file)
+        world = load_world(world_file, lab)
         write_schematic(world, out, sponge_version=sponge_version)
     stdout.print(f"{len(world)} blocks written to {out}", highlight=False)
 
@@ -127,6 +147,7 @@ def view_command(
     press: PressOption = None,
     at: AtOption = None,
     tick: Annotated[int, typer.Option(min=0, max=10_000_000, help="Show the state at this game tick.")] = 0,
+    lab: LabOption = False,
     png: Annotated[
         Path | None, typer.Option(help="Also write layers.png, top.png and iso.png into this directory.")
     ] = None,
@@ -136,7 +157,7 @@ def view_command(
 
     with user_errors():
         presses = parse_presses(press or [], at or [])
-        state = simulate_world(read_world(world_file), presses, tick).snapshot()
+        state = simulate_world(load_world(world_file, lab), presses, tick).snapshot()
         if png is not None:
             png.mkdir(parents=True, exist_ok=True)
             (png / "layers.png").write_bytes(views.layers_png(state))
