@@ -32,6 +32,7 @@ bench: install
 	$(BIN)/python benchmarks/crafting_env.py
 	$(BIN)/python benchmarks/redstone_engine.py
 	$(BIN)/python benchmarks/redstone_suite.py
+	$(BIN)/python benchmarks/autumn_interpreter.py
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,267 @@
+"""Autumn's native built-ins, and the standard library, which is written in Autumn (``stdlib.sexp``)."""
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from discogym.suites.autumn.sexpr import AutumnError
+from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe, show_value
+
+if TYPE_CHECKING:
+    from discogym.suites.autumn.interpreter import Interpreter
+
+PRELUDE = (Path(__file__).parent / "stdlib.sexp").read_text(encoding="utf-8")
+
+
+def make(interp: "Interpreter") -> dict[str, Builtin]:
+    """The built-ins of one interpreter (some read its state: events, the last frame, the generator)."""
+    table: dict[str, Builtin] = {}
+
+    def define(name: str, takes: tuple[int, ...] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(function: Callable[..., Any]) -> Callable[..., Any]:
+            table[name] = Builtin(name, function, takes)
+            return function
+
+        return register
+
+    def call(function: Any, *args: Any) -> Any:
+        node = function.node if isinstance(function, Lambda) else _NOWHERE
+        return interp.apply(function, args, interp.caller, node)
+
+    def truth(value: Any) -> bool:
+        from discogym.suites.autumn.interpreter import truthy
+
+        return truthy(value)
+
+    # Events
+    for direction in ("left", "right", "up", "down"):
+        table[direction] = Builtin(direction, _event_check(interp, direction), (0,))
+
+    @define("clicked", (0, 1))
+    def clicked(*target: Any) -> bool:
+        if interp.event is None or interp.event[0] != "click":
+            return False
+        if not target:
+            return True
+        spot = Position(interp.event[1], interp.event[2])
+        instances = target[0] if isinstance(target[0], tuple) else (target[0],)
+        return any(
+            cell.position == spot for obj in instances if isinstance(obj, Instance) for cell in interp.cells_of(obj)
+        )
+
+    # Constructors
+    table["Position"] = Builtin("Position", lambda x, y: Position(_int(x, "Position"), _int(y, "Position")), (2,))
+
+    @define("Cell", (2, 3))
+    def cell(*args: Any) -> Cell:
+        if len(args) == 2:
+            if not isinstance(args[0], Position):
+                raise AutumnError("Cell takes x, y and a colour (or a Position and a colour)")
+            return Cell(args[0], _text(args[1], "Cell"))
+        return Cell(Position(_int(args[0], "Cell"), _int(args[1], "Cell")), _text(args[2], "Cell"))
+
+    # Lists
+    @define("map", (2,))
+    def map_(function: Any, items: Any) -> tuple[Any, ...]:
+        return tuple(call(function, item) for item in _list(items, "map"))
+
+    @define("filter", (2,))
+    def filter_(function: Any, items: Any) -> tuple[Any, ...]:
+        return tuple(item for item in _list(items, "filter") if truth(call(function, item)))
+
+    @define("foldl", (3,))
+    def foldl(function: Any, start: Any, items: Any) -> Any:
+        value = start
+        for item in _list(items, "foldl"):
+            value = call(function, value, item)
+        return value
+
+    @define("any", (2,))
+    def any_(function: Any, items: Any) -> bool:
+        return any(truth(call(function, item)) for item in _list(items, "any"))
+
+    define("length", (1,))(lambda items: len(_list(items, "length")))
+    define("head", (1,))(lambda items: _nonempty(items, "head")[0])
+    define("tail", (1,))(lambda items: _nonempty(items, "tail")[-1])  # the last element, as the official one
+    define("isList", (1,))(lambda value: isinstance(value, tuple))
+    define("arrayEqual", (2,))(lambda a, b: _list(a, "arrayEqual") == _list(b, "arrayEqual"))
+
+    @define("at", (2,))
+    def at(items: Any, index: Any) -> Any:
+        values = _list(items, "at")
+        position = _int(index, "at")
+        if not 0 <= position < len(values):
+            raise AutumnError(f"at: index {position} is outside a list of {len(values)}")
+        return values[position]
+
+    @define("concat", (1,))
+    def concat(items: Any) -> tuple[Any, ...]:
+        flat: list[Any] = []
+        for item in _list(items, "concat"):
+            flat += list(item) if isinstance(item, tuple) else [item]
+        return tuple(flat)
+
+    define("range", (2,))(lambda start, stop: tuple(range(_int(start, "range"), _int(stop, "range"))))
+
+    @define("allPositions", (0, 1))
+    def all_positions(*size: Any) -> tuple[Position, ...]:
+        n = _int(size[0], "allPositions") if size else interp.grid_size
+        return tuple(Position(x, y) for x in range(n) for y in range(n))
+
+    @define("sqrt", (1,))
+    def sqrt(value: Any) -> int:
+        number = _int(value, "sqrt")
+        if number < 0:
+            raise AutumnError(f"sqrt of a negative number ({number})")
+        return math.isqrt(number)
+
+    @define("print", (1,))
+    def print_(value: Any) -> Any:
+        interp.output.append(show_value(value))
+        return value
+
+    # The grid
+    @define("adjPositions", (1,))
+    def adj_positions(pos: Any) -> tuple[Position, ...]:
+        p = _position(pos, "adjPositions")
+        steps = ((-1, 0), (1, 0), (0, -1), (0, 1))
+        return tuple(Position(p.x + dx, p.y + dy) for dx, dy in steps if _inside(interp, p.x + dx, p.y + dy))
+
+    @define("isFreePos", (1,))
+    def is_free_pos(pos: Any) -> bool:
+        p = _position(pos, "isFreePos")
+        return (p.x, p.y) not in interp.occupied  # off the grid counts as free, as in the official one
+
+    @define("isWithinBounds", (1,))
+    def is_within_bounds(value: Any) -> bool:
+        if isinstance(value, Instance):
+            return all(_inside(interp, c.position.x, c.position.y) for c in interp.cells_of(value))
+        p = _position(value, "isWithinBounds")
+        return _inside(interp, p.x, p.y)
+
+    define("allObjs", (0,))(lambda: tuple(interp.objects()))
+    define("renderAll", (0,))(lambda: tuple(c for obj in interp.objects() for c in interp.cells_of(obj)))
+
+    @define("render", (1,))
+    def render(value: Any) -> tuple[Cell, ...]:
+        if not isinstance(value, Instance):
+            raise AutumnError(f"render takes an object, not {describe(value)}")
+        return tuple(interp.cells_of(value))
+
+    @define("defined", (1,))
+    def defined(name: Any) -> bool:
+        return _text(name, "defined") in interp.globals
+
+    @define("rotate", (1,))
+    def rotate(pos: Any) -> Position:
+        p = _position(pos, "rotate")
+        return Position(-p.y, p.x)
+
+    # Objects
+    @define("updateObj", (2, 3))
+    def update_obj(target: Any, *rest: Any) -> Any:
+        if isinstance(target, Instance):
+            if len(rest) == 2:
+                return target.with_field(_text(rest[0], "updateObj"), rest[1])
+            return _instance(call(rest[0], target), "updateObj")
+        items = _list(target, "updateObj")
+        function = rest[0]
+        if len(rest) == 1:
+            return tuple(call(function, item) for item in items)
+        return tuple(call(function, item) if truth(call(rest[1], item)) else item for item in items)
+
+    @define("addObj", (2,))
+    def add_obj(items: Any, new: Any) -> tuple[Any, ...]:
+        return _list(items, "addObj") + (new if isinstance(new, tuple) else (new,))
+
+    @define("removeObj", (1, 2))
+    def remove_obj(target: Any, *rest: Any) -> Any:
+        if not rest:  # the one-argument form removes the global variable that holds this object
+            obj = _instance(target, "removeObj")
+            for name, value in list(interp.globals.items()):
+                if isinstance(value, Instance) and value.id == obj.id:
+                    del interp.globals[name]
+            return None
+        items = _list(target, "removeObj")
+        which = rest[0]
+        if isinstance(which, Instance):
+            return tuple(item for item in items if not (isinstance(item, Instance) and item.id == which.id))
+        return tuple(item for item in items if not truth(call(which, item)))
+
+    # Randomness
+    @define("uniformChoice", (1, 2))
+    def uniform_choice(items: Any, *count: Any) -> Any:
+        values = _nonempty(items, "uniformChoice")
+        if not count:
+            return values[interp.random(len(values))]
+        return tuple(values[interp.random(len(values))] for _ in range(_int(count[0], "uniformChoice")))
+
+    @define("randomPositions", (2,))
+    def random_positions(size: Any, count: Any) -> tuple[Position, ...]:
+        n = _int(size, "randomPositions")
+        found = []
+        for _ in range(_int(count, "randomPositions")):
+            x = interp.random(n)
+            y = interp.random(n)
+            found.append(Position(x, y))
+        return tuple(found)
+
+    return table
+
+
+class _Nowhere:
+    line = 0
+    column = 0
+
+
+_NOWHERE: Any = _Nowhere()
+
+
+def _event_check(interp: "Interpreter", direction: str) -> Callable[[], bool]:
+    return lambda: interp.event is not None and interp.event[0] == direction
+
+
+def _inside(interp: "Interpreter", x: int, y: int) -> bool:
+    size = interp.grid_size
+    return 0 <= x < size and 0 <= y < size
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AutumnError(f"{where} needs an integer, not {describe(value)}")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise AutumnError(f"{where} needs a string, not {describe(value)}")
+    return value
+
+
+def _list(value: Any, where: str) -> tuple[Any, ...]:
+    if not isinstance(value, tuple):
+        raise AutumnError(f"{where} needs a list, not {describe(value)}")
+    return value
+
+
+def _nonempty(value: Any, where: str) -> tuple[Any, ...]:
+    values = _list(value, where)
+    if not values:
+        raise AutumnError(f"{where} of an empty list")
+    return values
+
+
+def _position(value: Any, where: str) -> Position:
+    if not isinstance(value, Position):
+        raise AutumnError(f"{where} needs a Position, not {describe(value)}")
+    return value
+
+
+def _instance(value: Any, where: str) -> Instance:
+    if not isinstance(value, Instance):
+        raise AutumnError(f"{where} needs an object, not {describe(value)}")
+    return value
+
+
+__all__ = ["PRELUDE", "ObjectType", "make"]

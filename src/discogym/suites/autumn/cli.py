@@ -1,0 +1,111 @@
+"""``discogym autumn ...``: run an Autumn program and print its frames, or check it."""
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from discogym.core.console import JsonOption, print_json, user_errors
+from discogym.core.errors import UserError
+from discogym.suites.autumn.compat import FLAVORS
+from discogym.suites.autumn.sexpr import AutumnError
+
+app = typer.Typer(help="The Autumn language: run programs and check them.", no_args_is_help=True)
+
+ProgramArgument = Annotated[Path, typer.Argument(metavar="PROGRAM", help="An Autumn program (.sexp).")]
+
+
+def read_program(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror}") from None
+
+
+def frame_text(frame: list[list[str]], legend: dict[str, str]) -> list[str]:
+    """A frame as rows of one character per cell; new colours get the next letter of the legend."""
+    rows = []
+    for row in frame:
+        for colour in row:
+            if colour not in legend:
+                legend[colour] = ".abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[len(legend) % 62]
+        rows.append("".join(legend[colour] for colour in row))
+    return rows
+
+
+@app.command("run")
+def run_command(
+    program: ProgramArgument,
+    seed: Annotated[int, typer.Option(help="The random generator's seed (0 makes every draw 0).")] = 1,
+    actions: Annotated[
+        str, typer.Option(help='Actions separated by ";": noop, left, right, up, down, click X Y.')
+    ] = "",
+    steps: Annotated[
+        int | None, typer.Option(min=0, help="Steps to run (default: one per action); noops fill up.")
+    ] = None,
+    order: Annotated[
+        str, typer.Option(help="program (our semantics) or official (the official interpreter's).")
+    ] = "program",
+    flavor: Annotated[
+        str,
+        typer.Option(
+            help="With --order official: the official build's C++ library (libstdc++, libc++, libc++-wasm32)."
+        ),
+    ] = "libstdc++",
+    as_json: JsonOption = False,
+) -> None:
+    """Run a program and print its frames: the initial one, then one per step."""
+    from discogym.suites.autumn.interpreter import Interpreter, parse_actions
+
+    with user_errors():
+        if order not in ("program", "official"):
+            raise UserError("--order is program or official")
+        if flavor not in FLAVORS:
+            raise UserError(f"--flavor is one of {', '.join(FLAVORS)}")
+        chosen: Literal["program", "official"] = "official" if order == "official" else "program"
+        source = read_program(program)
+        try:
+            planned = parse_actions(actions)
+            count = len(planned) if steps is None else steps
+            planned = (planned + [None] * count)[:count]
+            interpreter = Interpreter(source, seed=seed, order=chosen, flavor=flavor)
+            frames = [interpreter.frame]
+            for action in planned:
+                frames.append(interpreter.step(action))
+        except AutumnError as err:
+            raise UserError(f"{program}: {err.describe()}") from None
+    if as_json:
+        print_json(
+            {"program": str(program), "seed": seed, "order": order, "frames": frames, "printed": interpreter.output}
+        )
+        return
+    legend = {str(interpreter.globals.get("background", "black")).lower(): "."}
+    for index, frame in enumerate(frames):
+        typer.echo(f"frame {index}")
+        for row in frame_text(frame, legend):
+            typer.echo(row)
+    typer.echo("legend: " + ", ".join(f"{char} {colour}" for colour, char in legend.items()))
+
+
+@app.command("check")
+def check_command(program: ProgramArgument, as_json: JsonOption = False) -> None:
+    """Parse and check a program; print every problem with its line and column (exit 1 if any)."""
+    from discogym.suites.autumn.checker import check_program
+
+    with user_errors():
+        problems = check_program(read_program(program))
+    if as_json:
+        print_json(
+            {
+                "program": str(program),
+                "ok": not problems,
+                "problems": [{"line": p.line, "column": p.column, "message": p.message} for p in problems],
+            }
+        )
+    else:
+        for problem in problems:
+            typer.echo(f"{program}:{problem.line}:{problem.column}: {problem.message}")
+        if not problems:
+            typer.echo(f"{program}: ok")
+    if problems:
+        raise typer.Exit(1)

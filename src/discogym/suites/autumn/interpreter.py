@@ -1,0 +1,699 @@
+"""The Autumn interpreter: programs compiled once to Python closures, then stepped and rendered.
+
+A step (the spec's "A time step"): the step's input is set; the state is copied for ``prev``; the ``on``
+clauses run in program order, each seeing what earlier ones assigned; every state variable no clause
+assigned takes its NEXT value; the input is cleared (``click`` keeps its last position); the frame is
+rendered. Runtime errors carry the line and column of the expression that failed; a step has an operation
+budget, a wall-clock budget and a call-depth budget.
+"""
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from discogym.suites.autumn import builtins
+from discogym.suites.autumn.compat import DEFAULT_FLAVOR, Flavor, official_order
+from discogym.suites.autumn.sexpr import AutumnError, Expr, Node, Number, SList, Symbol, Text, parse, show
+from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe
+
+Code = Callable[["Frame"], Any]
+Order = Literal["program", "official"]
+MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
+OPS_BUDGET = 2_000_000  # function calls per step (and for initialization)
+TIME_BUDGET = 5.0  # seconds per step
+OPERATORS = {"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "&", "|", "!"}
+
+
+class Frame:
+    """A scope: its own names and the scope it sits on (the caller's, for a function call)."""
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, names: dict[str, Any], parent: "Frame | None") -> None:
+        self.names = names
+        self.parent = parent
+
+
+@dataclass
+class StateVar:
+    name: str
+    init: Code
+    next: Code
+    node: Node
+
+
+@dataclass
+class OnClause:
+    condition: Code
+    body: Code
+    node: Node
+
+
+def truthy(value: Any) -> bool:
+    """Autumn truthiness: booleans are themselves, lists are true when non-empty, null is false, anything else
+    (0 included) is true."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, tuple):
+        return bool(value)
+    return value is not None
+
+
+def c_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero (C)."""
+    if b == 0:
+        raise AutumnError("division by zero")
+    quotient = abs(a) // abs(b)
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+def c_mod(a: int, b: int) -> int:
+    """Remainder with the dividend's sign (C)."""
+    if b == 0:
+        raise AutumnError("remainder by zero")
+    return a - b * c_div(a, b)
+
+
+class Interpreter:
+    """One running Autumn program."""
+
+    def __init__(
+        self,
+        source: str,
+        seed: int = 1,
+        order: Order = "program",
+        prelude: str | None = None,
+        flavor: Flavor = DEFAULT_FLAVOR,
+    ) -> None:
+        self.order = order
+        self.flavor = flavor
+        self.seed = seed
+        self.rng_state = seed
+        self.globals: dict[str, Any] = {}
+        self.root = Frame(self.globals, None)
+        self.caller = self.root  # the scope a built-in was called from
+        self.types: dict[str, ObjectType] = {}
+        self.state_vars: list[StateVar] = []
+        self.definitions: list[tuple[str, Code, Node]] = []
+        self.on_clauses: list[OnClause] = []
+        self.declared: dict[str, str] = {}
+        self.prev: dict[str, Any] = {}
+        self.updated: set[str] = set()
+        self.event: tuple[Any, ...] | None = None
+        self.occupied: frozenset[tuple[int, int]] = frozenset()
+        self.output: list[str] = []
+        self.next_id = 0
+        self.time = 0
+        self._depth = 0
+        self._ops = 0
+        self._deadline = 0.0
+        self._builtins = builtins.make(self)
+        self._user_names: list[str] = []
+        program = builtins.PRELUDE if prelude is None else prelude
+        self._load(program, user=False)
+        self._load(source, user=True)
+        self._initialize()
+        self.frame = self.render()
+
+    # ------------------------------------------------------------------------------------------
+    # Loading
+
+    def _load(self, source: str, user: bool) -> None:
+        forms = parse(source)
+        if len(forms) != 1 or not _is_form(forms[0], "program"):
+            if not forms:
+                raise AutumnError("the program is empty; write (program ...)")
+            first = forms[0] if len(forms) == 1 else forms[1]
+            raise AutumnError("a program is one (program ...) form", first.line, first.column)
+        program = forms[0]
+        assert isinstance(program, SList)
+        for statement in program.items[1:]:
+            self._statement(statement, user)
+
+    def _statement(self, stmt: Expr, user: bool) -> None:
+        if not isinstance(stmt, SList) or not stmt.items or not isinstance(stmt.items[0], Symbol):
+            raise AutumnError(f"expected a statement (object, :, = or on), found {show(stmt)}", stmt.line, stmt.column)
+        head = stmt.items[0].name
+        if head == "object":
+            self._object(stmt)
+        elif head == ":":
+            if len(stmt.items) != 3 or not isinstance(stmt.items[1], Symbol):
+                raise AutumnError("a declaration is (: name Type)", stmt.line, stmt.column)
+            self.declared[stmt.items[1].name] = show(stmt.items[2])
+        elif head == "=":
+            self._definition(stmt, user)
+        elif head == "on":
+            if len(stmt.items) != 3:
+                raise AutumnError("an on clause is (on CONDITION EXPRESSION)", stmt.line, stmt.column)
+            self.on_clauses.append(OnClause(self.compile(stmt.items[1]), self.compile(stmt.items[2]), stmt))
+        else:
+            raise AutumnError(f"unknown statement '{head}' (object, :, = or on)", stmt.line, stmt.column)
+
+    def _definition(self, stmt: SList, user: bool) -> None:
+        if len(stmt.items) != 3 or not isinstance(stmt.items[1], Symbol):
+            raise AutumnError("a definition is (= name EXPRESSION)", stmt.line, stmt.column)
+        name = stmt.items[1].name
+        value = stmt.items[2]
+        self.state_vars = [v for v in self.state_vars if v.name != name]
+        self.definitions = [d for d in self.definitions if d[0] != name]
+        if _is_form(value, "initnext"):
+            assert isinstance(value, SList)
+            if len(value.items) != 3:
+                raise AutumnError("initnext takes an initial and a next expression", value.line, value.column)
+            init, following = (self.compile(item) for item in value.items[1:])
+            self.state_vars.append(StateVar(name, init, following, stmt))
+        else:
+            self.definitions.append((name, self.compile(value), stmt))
+        if user and name not in self._user_names:
+            self._user_names.append(name)
+
+    def _object(self, stmt: SList) -> None:
+        items = stmt.items
+        if len(items) < 3 or not isinstance(items[1], Symbol):
+            raise AutumnError("an object is (object Name (: field Type) ... CELLS)", stmt.line, stmt.column)
+        name = items[1].name
+        fields: list[str] = []
+        for item in items[2:-1]:
+            if not _is_form(item, ":") or len(item.items) != 3 or not isinstance(item.items[1], Symbol):  # type: ignore[union-attr]
+                raise AutumnError(f"object {name}: a field is (: name Type)", item.line, item.column)
+            fields.append(item.items[1].name)  # type: ignore[union-attr]
+        cell_code = self.compile(items[-1])
+        field_names = tuple(fields)
+        root = self.root
+
+        def cells(instance: Instance) -> tuple[Cell, ...]:
+            names = dict(zip(field_names, instance.values, strict=True))
+            names["origin"] = instance.origin
+            value = cell_code(Frame(names, root))
+            found = value if isinstance(value, tuple) else (value,)
+            for cell in found:
+                if not isinstance(cell, Cell):
+                    raise AutumnError(f"object {name}'s cells must be Cells, not {describe(cell)}")
+            return found
+
+        kind = ObjectType(name, field_names, cells, stmt)
+        self.types[name] = kind
+        self.globals[name] = kind
+
+    def _initialize(self) -> None:
+        self._start_budget()
+        self.globals["click"] = self.globals.get("click")
+        codes: dict[str, Code] = {name: code for name, code, _ in self.definitions}
+        codes |= {v.name: v.init for v in self.state_vars}
+        self.state_order = self._state_order()
+        if self.order == "program":
+            order = self._program_order(codes)
+        else:  # the official interpreter defines the plain globals as it reads them, then the state variables
+            order = self._program_order(name for name, _, _ in self.definitions) + self.state_order
+        for name in order:
+            self.globals[name] = self._guard(codes[name], self.root)
+
+    def _state_order(self) -> list[str]:
+        """The order of the state variables' INIT and NEXT: program order, or in compatibility mode the
+        iteration order of the official interpreter's hash map of them (compat.py)."""
+        names = self._program_order(v.name for v in self.state_vars)
+        if self.order == "program":
+            return names
+        return official_order(names, self.flavor)
+
+    def _program_order(self, names: Iterable[str]) -> list[str]:
+        wanted = set(names)
+        prelude = [n for n in self._definition_order() if n in wanted and n not in self._user_names]
+        return prelude + [n for n in self._user_names if n in wanted]
+
+    def _definition_order(self) -> list[str]:
+        return [d[0] for d in self.definitions] + [v.name for v in self.state_vars]
+
+    # ------------------------------------------------------------------------------------------
+    # Running
+
+    def step(self, action: str | tuple[str, int, int] | None = None) -> list[list[str]]:
+        """Run one time step with ``action`` (None/"noop", "left", "right", "up", "down" or ("click", x, y))
+        and return the rendered frame."""
+        self.event = _event(action)
+        if self.event is not None and self.event[0] == "click":
+            self.globals["click"] = Position(self.event[1], self.event[2])
+        self.prev = dict(self.globals)
+        self.updated = set()
+        self._start_budget()
+        for clause in self.on_clauses:
+            if truthy(self._call_if_callable(self._guard(clause.condition, Frame({}, self.root)))):
+                self._guard(clause.body, Frame({}, self.root))
+        following = {v.name: v.next for v in self.state_vars}
+        for name in self.state_order:
+            if name not in self.updated:
+                self.globals[name] = self._guard(following[name], Frame({}, self.root))
+        self.event = None
+        self.time += 1
+        self.frame = self.render()
+        return self.frame
+
+    def _guard(self, code: Code, frame: Frame) -> Any:
+        try:
+            return code(frame)
+        except RecursionError:
+            raise AutumnError(f"recursion too deep (more than {MAX_DEPTH} nested calls)") from None
+
+    def _start_budget(self) -> None:
+        self._ops = 0
+        self._depth = 0
+        self._deadline = time.perf_counter() + TIME_BUDGET
+
+    def _tick(self, node: Node) -> None:
+        self._ops += 1
+        if self._ops > OPS_BUDGET:
+            raise AutumnError(f"the step made more than {OPS_BUDGET:,} calls", node.line, node.column)
+        if self._ops & 4095 == 0 and time.perf_counter() > self._deadline:
+            raise AutumnError(f"the step ran longer than {TIME_BUDGET:g} s", node.line, node.column)
+
+    # ------------------------------------------------------------------------------------------
+    # Rendering
+
+    @property
+    def grid_size(self) -> int:
+        size = self.globals.get("GRID_SIZE", 16)
+        if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 256:
+            raise AutumnError(f"GRID_SIZE must be an integer from 1 to 256, not {size!r}")
+        return size
+
+    def rendered_names(self) -> list[str]:
+        """State variables in program order, then the other globals in definition order."""
+        state = self._program_order(v.name for v in self.state_vars)
+        others = [n for n in self._program_order(d[0] for d in self.definitions) if n not in state]
+        return state + others
+
+    def objects(self) -> list[Instance]:
+        """Every object held by a global, in paint order."""
+        found: list[Instance] = []
+        for name in self.rendered_names():
+            value = self.globals.get(name)
+            if isinstance(value, Instance):
+                found.append(value)
+            elif isinstance(value, tuple):
+                found += [v for v in value if isinstance(v, Instance)]
+        return found
+
+    def cells_of(self, instance: Instance) -> list[Cell]:
+        """An object's cells at their grid positions."""
+        origin = instance.origin
+        return [
+            Cell(Position(origin.x + c.position.x, origin.y + c.position.y), c.color.lower())
+            for c in instance.type.cells(instance)
+        ]
+
+    def render(self) -> list[list[str]]:
+        """The frame: grid[y][x] colour names."""
+        size = self.grid_size
+        background = str(self.globals.get("background", "black")).lower()
+        grid = [[background] * size for _ in range(size)]
+        occupied: set[tuple[int, int]] = set()
+        self._start_budget()
+        for instance in self.objects():
+            for cell in self.cells_of(instance):
+                x, y = cell.position.x, cell.position.y
+                if 0 <= x < size and 0 <= y < size:
+                    grid[y][x] = cell.color
+                    occupied.add((x, y))
+        self.occupied = frozenset(occupied)
+        return grid
+
+    # ------------------------------------------------------------------------------------------
+    # Compiling expressions
+
+    def compile(self, expr: Expr) -> Code:
+        """A closure that evaluates ``expr`` in a frame."""
+        if isinstance(expr, Number):
+            number = expr.value
+            return lambda frame: number
+        if isinstance(expr, Text):
+            text = expr.value
+            return lambda frame: text
+        if isinstance(expr, Symbol):
+            return self._symbol(expr)
+        if not expr.items:
+            raise AutumnError("empty expression ()", expr.line, expr.column)
+        head = expr.items[0]
+        if isinstance(head, Symbol):
+            special = self._special(head.name)
+            if special is not None:
+                return special(expr)
+            if head.name in OPERATORS:
+                return self._operator(expr)
+        if len(expr.items) == 1:
+            return self._single(expr)
+        return self._call(expr)
+
+    def _special(self, name: str) -> Callable[[SList], Code] | None:
+        return {
+            "if": self._if,
+            "let": self._let,
+            "=": self._assign,
+            "..": self._field,
+            "-->": self._lambda,
+            "fn": self._lambda,
+            "list": self._list,
+            "prev": self._prev,
+        }.get(name)
+
+    def _symbol(self, expr: Symbol) -> Code:
+        name = expr.name
+        if name == "true":
+            return lambda frame: True
+        if name == "false":
+            return lambda frame: False
+        if name == "null":
+            return lambda frame: None
+        builtin_table = self._builtins
+
+        def look_up(frame: Frame) -> Any:
+            current: Frame | None = frame
+            while current is not None:
+                names = current.names
+                if name in names:
+                    return names[name]
+                current = current.parent
+            found = builtin_table.get(name)
+            if found is None:
+                raise AutumnError(f"unknown name '{name}'", expr.line, expr.column)
+            return found
+
+        return look_up
+
+    def _single(self, expr: SList) -> Code:
+        """``(f)`` is the value of f; ``((f))`` calls f with no arguments."""
+        only = expr.items[0]
+        inner = self.compile(only)
+        if isinstance(only, Symbol):
+            return inner
+
+        def call_without_arguments(frame: Frame) -> Any:
+            return self.apply(inner(frame), (), frame, expr)
+
+        return call_without_arguments
+
+    def _call(self, expr: SList) -> Code:
+        function = self.compile(expr.items[0])
+        arguments = tuple(self.compile(item) for item in expr.items[1:])
+
+        def call(frame: Frame) -> Any:
+            return self.apply(function(frame), tuple(argument(frame) for argument in arguments), frame, expr)
+
+        return call
+
+    def apply(self, function: Any, args: tuple[Any, ...], frame: Frame, node: Node) -> Any:
+        """Call a function value with evaluated arguments; errors get ``node``'s place."""
+        self._tick(node)
+        try:
+            if isinstance(function, Lambda):
+                if len(args) != len(function.params):
+                    raise AutumnError(f"{function.name} takes {len(function.params)} argument(s), got {len(args)}")
+                self._depth += 1
+                if self._depth > MAX_DEPTH:
+                    raise AutumnError(f"recursion too deep (more than {MAX_DEPTH} nested calls)")
+                try:
+                    return function.body(Frame(dict(zip(function.params, args, strict=True)), frame))
+                finally:
+                    self._depth -= 1
+            if isinstance(function, Builtin):
+                if function.takes is not None and len(args) not in function.takes:
+                    counts = " or ".join(map(str, function.takes))
+                    raise AutumnError(f"{function.name} takes {counts} argument(s), got {len(args)}")
+                outer, self.caller = self.caller, frame  # functions a built-in calls sit on this scope
+                try:
+                    return function.function(*args)
+                finally:
+                    self.caller = outer
+            if isinstance(function, ObjectType):
+                return self.construct(function, args)
+            raise AutumnError(f"cannot call {describe(function)}")
+        except AutumnError as err:
+            if not err.line:
+                err.line, err.column = node.line, node.column
+                err.args = (err.describe(),)
+            raise
+        except (TypeError, ValueError, AttributeError, IndexError) as err:
+            raise AutumnError(f"{err}", node.line, node.column) from None
+
+    def construct(self, kind: ObjectType, args: tuple[Any, ...]) -> Instance:
+        """``(Name field ... origin)``."""
+        if len(args) != len(kind.fields) + 1:
+            raise AutumnError(f"{kind.name} takes {len(kind.fields)} field value(s) and an origin, got {len(args)}")
+        origin = args[-1]
+        if not isinstance(origin, Position):
+            raise AutumnError(f"{kind.name}'s last argument is its origin Position, not {describe(origin)}")
+        self.next_id += 1
+        return Instance(kind, self.next_id, tuple(args[:-1]), origin)
+
+    def _call_if_callable(self, value: Any) -> Any:
+        """In conditions and logical operators a function value is called with no arguments."""
+        if isinstance(value, Lambda | Builtin) and (isinstance(value, Builtin) or not value.params):
+            return self.apply(value, (), self.root, value.node if isinstance(value, Lambda) else Node(0, 0))
+        return value
+
+    # Special forms
+
+    def _if(self, expr: SList) -> Code:
+        items = expr.items
+        if len(items) != 6 or not _is_word(items[2], "then") or not _is_word(items[4], "else"):
+            raise AutumnError("if is written (if CONDITION then A else B)", expr.line, expr.column)
+        condition, yes, no = self.compile(items[1]), self.compile(items[3]), self.compile(items[5])
+
+        def choose(frame: Frame) -> Any:
+            return yes(frame) if truthy(self._call_if_callable(condition(frame))) else no(frame)
+
+        return choose
+
+    def _let(self, expr: SList) -> Code:
+        parts = [self.compile(item) for item in expr.items[1:]]
+        if not parts:
+            raise AutumnError("let needs at least one expression", expr.line, expr.column)
+
+        def block(frame: Frame) -> Any:
+            inner = Frame({}, frame)
+            value = None
+            for part in parts:
+                value = part(inner)
+            return value
+
+        return block
+
+    def _assign(self, expr: SList) -> Code:
+        if len(expr.items) != 3:
+            raise AutumnError("assignment is (= name EXPRESSION)", expr.line, expr.column)
+        target, value_code = expr.items[1], self.compile(expr.items[2])
+        if isinstance(target, Symbol):
+            name = target.name
+
+            def assign(frame: Frame) -> Any:
+                value = value_code(frame)
+                self.assign(name, value, frame)
+                return value
+
+            return assign
+        if _is_form(target, "..") and len(target.items) == 3:  # type: ignore[union-attr]
+            holder, field_name = target.items[1], target.items[2]  # type: ignore[union-attr]
+            if not isinstance(holder, Symbol) or not isinstance(field_name, Symbol):
+                raise AutumnError("a field assignment is (= (.. variable field) EXPRESSION)", expr.line, expr.column)
+            read = self._symbol(holder)
+
+            def assign_field(frame: Frame) -> Any:
+                value = value_code(frame)
+                current = read(frame)
+                if not isinstance(current, Instance):
+                    raise AutumnError(f"{holder.name} holds {describe(current)}, not an object", expr.line, expr.column)
+                self.assign(holder.name, current.with_field(field_name.name, value), frame)
+                return value
+
+            return assign_field
+        raise AutumnError(f"cannot assign to {show(target)}", expr.line, expr.column)
+
+    def assign(self, name: str, value: Any, frame: Frame) -> None:
+        """A local already bound in an enclosing scope is updated there; else a global is updated (and counts
+        as updated this step); else the name is bound in the innermost scope."""
+        current: Frame | None = frame
+        while current is not None and current is not self.root:
+            if name in current.names:
+                current.names[name] = value
+                return
+            current = current.parent
+        if name in self.globals:
+            self.globals[name] = value
+            self.updated.add(name)
+            return
+        frame.names[name] = value
+
+    def _field(self, expr: SList) -> Code:
+        if len(expr.items) != 3 or not isinstance(expr.items[2], Symbol):
+            raise AutumnError("field access is (.. object field)", expr.line, expr.column)
+        holder, name = self.compile(expr.items[1]), expr.items[2].name
+
+        def read(frame: Frame) -> Any:
+            value = holder(frame)
+            try:
+                return field_of(value, name)
+            except AutumnError as err:
+                raise AutumnError(err.message, expr.line, expr.column) from None
+
+        return read
+
+    def _lambda(self, expr: SList) -> Code:
+        if len(expr.items) != 3:
+            raise AutumnError("a lambda is (--> params body)", expr.line, expr.column)
+        params_expr = expr.items[1]
+        if isinstance(params_expr, Symbol):
+            params: tuple[str, ...] = (params_expr.name,)
+        elif isinstance(params_expr, SList) and all(isinstance(p, Symbol) for p in params_expr.items):
+            params = tuple(p.name for p in params_expr.items)  # type: ignore[union-attr]
+        else:
+            raise AutumnError("lambda parameters are a name or a list of names", expr.line, expr.column)
+        body = self.compile(expr.items[2])
+        made = Lambda(params, body, expr)
+        return lambda frame: made
+
+    def _list(self, expr: SList) -> Code:
+        parts = [self.compile(item) for item in expr.items[1:]]
+        return lambda frame: tuple(part(frame) for part in parts)
+
+    def _prev(self, expr: SList) -> Code:
+        if len(expr.items) != 2:
+            raise AutumnError("prev takes one variable", expr.line, expr.column)
+        target = expr.items[1]
+        inner = self.compile(target)
+        if not isinstance(target, Symbol):
+            return inner
+        name = target.name
+
+        def previous(frame: Frame) -> Any:
+            if name in self.prev:
+                return self.prev[name]
+            return inner(frame)
+
+        return previous
+
+    def _operator(self, expr: SList) -> Code:
+        head = expr.items[0]
+        assert isinstance(head, Symbol)
+        op = head.name
+        operands = [self.compile(item) for item in expr.items[1:]]
+        if op in ("!", "-") and len(operands) == 1:
+            (only,) = operands
+            if op == "!":
+                return lambda frame: not truthy(self._call_if_callable(only(frame)))
+            return lambda frame: -_integer(only(frame), "-", expr)
+        if len(operands) != 2:
+            raise AutumnError(f"'{op}' takes two operands (operators are binary)", expr.line, expr.column)
+        left, right = operands
+        if op in ("and", "&"):
+            return lambda frame: (
+                truthy(self._call_if_callable(left(frame))) and truthy(self._call_if_callable(right(frame)))
+            )
+        if op in ("or", "|"):
+            return lambda frame: (
+                truthy(self._call_if_callable(left(frame))) or truthy(self._call_if_callable(right(frame)))
+            )
+        if op == "==":
+            return lambda frame: left(frame) == right(frame)
+        if op == "!=":
+            return lambda frame: left(frame) != right(frame)
+        arithmetic = ARITHMETIC[op]
+
+        def compute(frame: Frame) -> Any:
+            return arithmetic(_integer(left(frame), op, expr), _integer(right(frame), op, expr), expr)
+
+        return compute
+
+    # Randomness (the official Lehmer generator)
+
+    def random(self, n: int) -> int:
+        """The next draw in 0..n-1."""
+        if n <= 0:
+            raise AutumnError(f"cannot draw from {n} choices")
+        self.rng_state = ((48271 * self.rng_state) % 2**32) % (2**31 - 1)
+        return self.rng_state % n
+
+
+def field_of(value: Any, name: str) -> Any:
+    """``(.. value name)``."""
+    if isinstance(value, Instance):
+        return value.get(name)
+    if isinstance(value, Position) and name in ("x", "y"):
+        return value.x if name == "x" else value.y
+    if isinstance(value, Cell):
+        if name in ("position", "color"):
+            return value.position if name == "position" else value.color
+        if name in ("x", "y"):
+            return value.position.x if name == "x" else value.position.y
+    raise AutumnError(f"{describe(value)} has no field {name!r}")
+
+
+def _integer(value: Any, op: str, node: Node) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise AutumnError(f"'{op}' needs integers, got {describe(value)}", node.line, node.column)
+    return value
+
+
+def _checked(function: Callable[[int, int], Any]) -> Callable[[int, int, Node], Any]:
+    def run(a: int, b: int, node: Node) -> Any:
+        try:
+            return function(a, b)
+        except AutumnError as err:
+            raise AutumnError(err.message, node.line, node.column) from None
+
+    return run
+
+
+ARITHMETIC: dict[str, Callable[[int, int, Node], Any]] = {
+    "+": _checked(lambda a, b: a + b),
+    "-": _checked(lambda a, b: a - b),
+    "*": _checked(lambda a, b: a * b),
+    "/": _checked(c_div),
+    "%": _checked(c_mod),
+    "<": _checked(lambda a, b: a < b),
+    "<=": _checked(lambda a, b: a <= b),
+    ">": _checked(lambda a, b: a > b),
+    ">=": _checked(lambda a, b: a >= b),
+}
+
+
+def _is_form(expr: Expr, head: str) -> bool:
+    return isinstance(expr, SList) and bool(expr.items) and _is_word(expr.items[0], head)
+
+
+def _is_word(expr: Expr, word: str) -> bool:
+    return isinstance(expr, Symbol) and expr.name == word
+
+
+def _event(action: str | tuple[str, int, int] | None) -> tuple[Any, ...] | None:
+    if action is None or action == "noop":
+        return None
+    if isinstance(action, tuple):
+        return action
+    if action in ("left", "right", "up", "down"):
+        return (action,)
+    raise AutumnError(f"unknown action {action!r}")
+
+
+def parse_actions(text: str) -> list[str | tuple[str, int, int] | None]:
+    """``"left; click 3 4; noop"`` as step actions."""
+    actions: list[str | tuple[str, int, int] | None] = []
+    for part in filter(None, (p.strip() for p in text.replace("\n", ";").split(";"))):
+        words = part.split()
+        if words[0] == "click" and len(words) == 3:
+            try:
+                actions.append(("click", int(words[1]), int(words[2])))
+            except ValueError:
+                raise AutumnError(f"click takes two integers: {part!r}") from None
+        elif len(words) == 1 and words[0] in ("noop", "left", "right", "up", "down"):
+            actions.append(None if words[0] == "noop" else words[0])
+        else:
+            raise AutumnError(f"unknown action {part!r}: noop, left, right, up, down or click X Y")
+    return actions
+
+
+def run_program(
+    source: str, actions: Sequence[str | tuple[str, int, int] | None], seed: int = 1, order: Order = "program"
+) -> list[list[list[str]]]:
+    """The frames of a program: the initial one, then one per action."""
+    interpreter = Interpreter(source, seed=seed, order=order)
+    return [interpreter.frame] + [interpreter.step(action) for action in actions]

@@ -1,0 +1,22 @@
+; Collector: the agent moves with the arrows and picks up coins; a picked coin reappears at a random free
+; place, and the score bar at the top grows.
+(program
+  (= GRID_SIZE 16)
+  (object Agent (Cell 0 0 "white"))
+  (object Coin (Cell 0 0 "gold"))
+  (object Score (: n Int) (map (--> i (Cell i 0 "green")) (range 0 n)))
+  (= agent (initnext (Agent (Position 8 8)) (prev agent)))
+  (= coins (initnext (list (Coin (Position 3 3)) (Coin (Position 12 5)) (Coin (Position 6 12)))
+    (let (= hit (filter (--> c (== (.. c origin) (.. agent origin))) (prev coins)))
+         (if (> (length hit) 0)
+          then (addObj (removeObj (prev coins) (head hit))
+                       (Coin (Position (+ 1 (% (.. (head (randomPositions 14 1)) x) 14)) (+ 2 (% (.. (head (randomPositions 13 1)) y) 13)))))
+          else (prev coins)))))
+  (= score (initnext (Score 0 (Position 0 0))
+    (if (any (--> c (== (.. c origin) (.. agent origin))) (prev coins))
+     then (updateObj (prev score) "n" (% (+ (.. (prev score) n) 1) 17)) else (prev score))))
+  (on left (= agent (moveLeftNoCollision agent)))
+  (on right (= agent (moveRightNoCollision agent)))
+  (on (& up (> (.. (.. agent origin) y) 1)) (= agent (moveUp agent)))
+  (on down (= agent (moveDownNoCollision agent)))
+)

@@ -1,0 +1,23 @@
+; Life: Conway's rules on a 12 x 12 torus; a click toggles a cell; up clears the board.
+(program
+  (= GRID_SIZE 12)
+  (object Live (Cell 0 0 "lime"))
+  (= neighbours (--> (p cells)
+    (length (filter (--> c (let (= dx (abs (- (.. (.. c origin) x) (.. p x))))
+                                (= dy (abs (- (.. (.. c origin) y) (.. p y))))
+                                (= wx (if (> dx 6) then (- 12 dx) else dx))
+                                (= wy (if (> dy 6) then (- 12 dy) else dy))
+                                (& (<= wx 1) (& (<= wy 1) (! (& (== wx 0) (== wy 0)))))))
+                    cells))))
+  (= alive (--> (p cells) (any (--> c (== (.. c origin) p)) cells)))
+  (= generation (--> cells
+    (map (--> p (Live p))
+         (filter (--> p (let (= n (neighbours p cells)) (| (== n 3) (& (== n 2) (alive p cells)))))
+                 (allPositions 12)))))
+  (= cells (initnext (list (Live (Position 1 0)) (Live (Position 2 1)) (Live (Position 0 2)) (Live (Position 1 2))
+                           (Live (Position 2 2)))
+    (generation (prev cells))))
+  (on clicked (= cells (if (alive click cells) then (removeObj cells (--> c (== (.. c origin) click)))
+                         else (addObj cells (Live click)))))
+  (on up (= cells (list)))
+)
