@@ -322,3 +322,43 @@ def test_compatibility_mode_evaluates_next_in_the_official_hash_map_order(flavor
     assert [plain.globals[n] for n in names] == [1, 2, 3, 4, 5]  # program order
     assert [official.globals[n] for n in order] == [1, 2, 3, 4, 5]  # the map's order
     assert order != names
+
+
+def test_more_object_forms_and_events():
+    src = program(
+        DOT,
+        '(= pair (list (Dot "red" (Position 0 0)) (Dot "blue" (Position 1 0))))',
+        '(= other (Dot "green" (Position 3 3)))',
+        '(= fn_form (updateObj other (--> d (updateObj d "color" "white"))))',
+        "(= list_form (updateObj pair (--> d (move d (Position 0 1)))))",
+        "(= by_instance (removeObj pair (head pair)))",
+        '(= cellpos (Cell (Position 2 2) "red"))',
+        '(= within (isWithinBounds (Dot "red" (Position 3 3))))',
+        '(= outside (isWithinBounds (Dot "red" (Position 4 3))))',
+        "(= cells (length ((renderAll))))",
+        "(= hit (initnext false false))",
+        "(= moves (initnext 0 (prev moves)))",
+        "(on (clicked pair) (= hit true))",
+        "(on (| up (| down right)) (= moves (+ moves 1)))",
+    )
+    interpreter = Interpreter(src)
+    g = interpreter.globals
+    assert g["fn_form"].get("color") == "white" and g["fn_form"].id == g["other"].id
+    assert [d.origin for d in g["list_form"]] == [Position(0, 1), Position(1, 1)]
+    assert [d.get("color") for d in g["by_instance"]] == ["blue"]
+    assert g["cellpos"].position == Position(2, 2)
+    assert (g["within"], g["outside"]) == (True, False)
+    assert g["cells"] == 7  # pair 2, other 1, fn_form 1, list_form 2, by_instance 1: one cell each
+    assert value(src, "hit", "click 1 0") is True and value(src, "hit", "click 2 0") is False
+    assert value(src, "moves", "up; down; right; left; noop") == 3
+
+
+def test_a_runaway_step_stops_at_the_operation_budget(monkeypatch):
+    import discogym.suites.autumn.interpreter as interpreter_module
+
+    monkeypatch.setattr(interpreter_module, "OPS_BUDGET", 10_000)
+    src = program("(= n (initnext 0 (prev n)))", "(on left (= n (length (map (--> i (+ i 1)) (range 0 20000)))))")
+    interpreter = Interpreter(src)
+    with pytest.raises(AutumnError, match="the step made more than 10,000 calls"):
+        interpreter.step("left")
+    assert interpreter.step("noop")  # the interpreter goes on
