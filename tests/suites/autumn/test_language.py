@@ -362,3 +362,8 @@ def test_a_runaway_step_stops_at_the_operation_budget(monkeypatch):
     with pytest.raises(AutumnError, match="the step made more than 10,000 calls"):
         interpreter.step("left")
     assert interpreter.step("noop")  # the interpreter goes on
+
+
+def test_built_ins_refuse_to_make_huge_lists():
+    with pytest.raises(AutumnError, match="more than the 1,000,000 elements"):
+        Interpreter(program("(= xs (range 0 2000000000))"))

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from discogym.suites.autumn.interpreter import Interpreter
 
 PRELUDE = (Path(__file__).parent / "stdlib.sexp").read_text(encoding="utf-8")
+MAX_LIST = 1_000_000  # elements a built-in may make at once (range, allPositions, draws)
 
 
 def make(interp: "Interpreter") -> dict[str, Builtin]:
@@ -102,11 +103,13 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
             flat += list(item) if isinstance(item, tuple) else [item]
         return tuple(flat)
 
-    define("range", (2,))(lambda start, stop: tuple(range(_int(start, "range"), _int(stop, "range"))))
+    define("range", (2,))(lambda start, stop: tuple(range(_int(start, "range"), _int(stop, "range", size=True))))
 
     @define("allPositions", (0, 1))
     def all_positions(*size: Any) -> tuple[Position, ...]:
-        n = _int(size[0], "allPositions") if size else interp.grid_size
+        n = _int(size[0], "allPositions", size=True) if size else interp.grid_size
+        if n * n > MAX_LIST:
+            raise AutumnError(f"allPositions {n} would make more than {MAX_LIST:,} positions")
         return tuple(Position(x, y) for x in range(n) for y in range(n))
 
     @define("sqrt", (1,))
@@ -195,13 +198,13 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
         values = _nonempty(items, "uniformChoice")
         if not count:
             return values[interp.random(len(values))]
-        return tuple(values[interp.random(len(values))] for _ in range(_int(count[0], "uniformChoice")))
+        return tuple(values[interp.random(len(values))] for _ in range(_int(count[0], "uniformChoice", size=True)))
 
     @define("randomPositions", (2,))
     def random_positions(size: Any, count: Any) -> tuple[Position, ...]:
         n = _int(size, "randomPositions")
         found = []
-        for _ in range(_int(count, "randomPositions")):
+        for _ in range(_int(count, "randomPositions", size=True)):
             x = interp.random(n)
             y = interp.random(n)
             found.append(Position(x, y))
@@ -227,9 +230,12 @@ def _inside(interp: "Interpreter", x: int, y: int) -> bool:
     return 0 <= x < size and 0 <= y < size
 
 
-def _int(value: Any, where: str) -> int:
+def _int(value: Any, where: str, size: bool = False) -> int:
+    """An integer argument; with ``size``, one that makes at most :data:`MAX_LIST` elements."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise AutumnError(f"{where} needs an integer, not {describe(value)}")
+    if size and value > MAX_LIST:
+        raise AutumnError(f"{where}: {value:,} is more than the {MAX_LIST:,} elements a list may have")
     return value
 
 

@@ -304,6 +304,12 @@ class Interpreter:
 
     def render(self) -> list[list[str]]:
         """The frame: grid[y][x] colour names."""
+        try:
+            return self._render()
+        except RecursionError:
+            raise AutumnError(f"recursion too deep while rendering (more than {MAX_DEPTH} nested calls)") from None
+
+    def _render(self) -> list[list[str]]:
         size = self.grid_size
         background = str(self.globals.get("background", "black")).lower()
         grid = [[background] * size for _ in range(size)]
