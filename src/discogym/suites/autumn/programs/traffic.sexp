@@ -1,0 +1,35 @@
+; Traffic: cars drive along a two-lane road (blue to the right, orange to the left), appear at random and
+; leave at the ends; they keep their distance and stop before the crossing unless the light is green. A click
+; on the light turns a green light yellow, then red a few steps later; a click on a red one turns it green.
+; The arrows move the walker (white), whom the cars wait for.
+(program
+  (= GRID_SIZE 12)
+  (object Road (concat (list (map (--> x (Cell x 0 "gray")) (range 0 12)) (map (--> x (Cell x 1 "gray")) (range 0 12)))))
+  (object Car (: dx Int) (Cell 0 0 (if (> dx 0) then "blue" else "orange")))
+  (object Light (: color String) (Cell 0 0 color))
+  (object Walker (Cell 0 0 "white"))
+  (= road (initnext (Road (Position 0 5)) (prev road)))
+  (= light (initnext (Light "green" (Position 7 3)) (prev light)))
+  (= timer (initnext 0 (if (> (prev timer) 0) then (- (prev timer) 1) else 0)))
+  (= walker (initnext (Walker (Position 6 10)) (prev walker)))
+  (= carAt (--> p (any (--> c (== (.. c origin) p)) (prev cars))))
+  (= blocked (--> p (| (carAt p) (== p (.. walker origin)))))
+  (= drive (--> c (let (= ahead (addPositions (.. c origin) (Position (.. c dx) 0)))
+    (if (| (blocked ahead) (& (== (.. ahead x) 6) (!= (.. light color) "green"))) then c
+     else (updateObj c "origin" ahead)))))
+  (= arrive (--> (found start dx)
+    (if (& (uniformChoice (list true false false)) (! (blocked start))) then (addObj found (Car dx start)) else found)))
+  (= cars (initnext (list (Car 1 (Position 2 5)) (Car -1 (Position 9 6)))
+    (arrive (arrive (filter (--> c (isWithinBounds (.. c origin))) (map drive (prev cars))) (Position 0 5) 1)
+            (Position 11 6) -1)))
+  (on (clicked light) (if (== (.. light color) "green")
+    then (let (= timer 4) (= light (updateObj light "color" "yellow")))
+    else (if (== (.. light color) "red") then (= light (updateObj light "color" "green")) else light)))
+  (on (& (== (.. light color) "yellow") (== timer 1)) (= light (updateObj light "color" "red")))
+  (= walk (--> dir (let (= spot (addPositions (.. walker origin) dir))
+    (if (& (isWithinBounds spot) (! (carAt spot))) then (updateObj walker "origin" spot) else walker))))
+  (on left (= walker (walk (Position -1 0))))
+  (on right (= walker (walk (Position 1 0))))
+  (on up (= walker (walk (Position 0 -1))))
+  (on down (= walker (walk (Position 0 1))))
+)
