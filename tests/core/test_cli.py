@@ -160,7 +160,7 @@ def test_ctrl_c_while_workers_start_stops_cleanly(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "nope"], "error: unknown suite 'nope'; known suites: crafting, petri, redstone, toy"),
+        (["run", "nope"], "error: unknown suite 'nope'; known suites: autumn, crafting, petri, redstone, toy"),
         (["run", "toy", "--agent", "oracle"], "error: unknown agent 'oracle' for suite 'toy'"),
         (["run", "toy", "--agent-opt", "novalue"], "error: --agent-opt takes KEY=VALUE, got 'novalue'"),
         (["run", "toy", "--task", "dev-99"], "error: split 'dev' of suite 'toy' has no task 'dev-99'"),
@@ -202,7 +202,7 @@ def test_unwritable_outputs_are_clear_errors(run_cli, tmp_path):
 
 def test_json_output_is_one_document(run_cli, tmp_path):
     listed = run_cli("list", "--json")
-    assert [s["name"] for s in json.loads(listed.stdout)["suites"]] == ["crafting", "petri", "redstone", "toy"]
+    assert [s["name"] for s in json.loads(listed.stdout)["suites"]] == ["autumn", "crafting", "petri", "redstone", "toy"]
     tasks = json.loads(run_cli("list", "toy", "--split", "tiny", "--json").stdout)
     assert [t["id"] for t in tasks["tasks"]] == ["tiny-00", "tiny-01"]
     assert all("ground_truth" not in json.dumps(t) for t in tasks["tasks"])

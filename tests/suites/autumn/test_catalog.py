@@ -1,6 +1,8 @@
 """The catalogue of Autumn environments: 15 entries over the six categories, programs that check, Table B.1
 statistics computed from the programs and equal to counts made by hand."""
 
+from pathlib import Path
+
 import pytest
 
 from discogym.core.errors import UserError
@@ -130,3 +132,17 @@ def test_rows_for_a_table_and_json():
     }
     counter = rows[NAMES.index("counter")]
     assert counter["category"] == "logic" and counter["latent"] == 1 and counter["grid_size"] == 8
+
+
+def test_the_docs_table_shows_the_computed_statistics():
+    docs = (Path(__file__).parents[3] / "docs/autumn.md").read_text(encoding="utf-8")
+    section = docs.split("## The environments (first 15)", 1)[1]
+    shown = [
+        line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| env ", "| --- "))
+    ]
+    expected = [
+        f"| {r['name']} | {r['category']} | {r['description']} | {r['objects']} | {r['latent']} | {r['length']} "
+        f"| {r['on_clauses']} | {'Yes' if r['stochastic'] else 'No'} | {r['colors']} | {r['grid_size']} |"
+        for r in catalog_rows()
+    ]
+    assert shown == expected

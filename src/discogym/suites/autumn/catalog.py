@@ -92,7 +92,11 @@ CATALOG: tuple[EnvInfo, ...] = (
     _env("counter", "logic", "A bar and a lamp answer clicks; left starts over."),
     _env("paint", "logic", "A click paints a cell; left and right change the colour shown in the corner."),
     _env("collector", "game", "An agent moves with the arrows and picks up coins; a bar at the top grows."),
-    _env("push", "game", "An agent moves with the arrows in a walled room with a box and a target; a click resets."),
+    _env(
+        "push",
+        "game",
+        "An agent moves with the arrows in a walled room with a box and a target; a click puts the box back.",
+    ),
     _env(
         "chase",
         "multi-agent",

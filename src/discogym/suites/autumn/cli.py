@@ -109,3 +109,47 @@ def check_command(program: ProgramArgument, as_json: JsonOption = False) -> None
             typer.echo(f"{program}: ok")
     if problems:
         raise typer.Exit(1)
+
+
+EnvOption = Annotated[list[str] | None, typer.Option("--env", help="Only this environment (repeatable).")]
+
+
+@app.command("generate")
+def generate_command(
+    out: Annotated[Path, typer.Option(help="The task file to write (JSON).")],
+    env: EnvOption = None,
+    seed: Annotated[int, typer.Option(help="Base seed; the packaged set uses 0.")] = 0,
+) -> None:
+    """Generate the WorldTest challenges (MFP, planning, change detection) of the environments."""
+    from discogym.suites.autumn.tasks import generate, task_bytes
+
+    with user_errors():
+        task_set = generate(env, base_seed=seed)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(task_bytes(task_set))
+    typer.echo(f"{len(task_set.tasks)} tasks written to {out}")
+
+
+@app.command("verify")
+def verify_command(env: EnvOption = None, as_json: JsonOption = False) -> None:
+    """Regenerate the packaged task set (or some environments' tasks) and check it is byte for byte the same."""
+    from discogym.suites.autumn.tasks import TaskSet, generate, packaged_tasks, task_bytes
+
+    with user_errors():
+        packaged = packaged_tasks()
+        in_file = [t.env for t in packaged.tasks]
+        unknown = sorted(set(env or ()) - set(in_file))
+        if unknown:
+            raise UserError(f"no tasks of {', '.join(unknown)} in the packaged set")
+        names = sorted(set(env or in_file), key=in_file.index)  # the file's order
+        made = generate(names, base_seed=packaged.base_seed)
+        stored = TaskSet(base_seed=packaged.base_seed, tasks=[t for t in packaged.tasks if t.env in names])
+        same = task_bytes(made) == task_bytes(stored)
+        differing = [a.id for a, b in zip(made.tasks, stored.tasks, strict=False) if a != b]
+    if as_json:
+        print_json({"environments": names, "tasks": len(made.tasks), "identical": same, "differing": differing})
+    else:
+        verdict = "identical" if same else f"DIFFERENT: {', '.join(differing) or 'the task lists differ'}"
+        typer.echo(f"{len(made.tasks)} tasks of {len(names)} environments regenerated: {verdict}")
+    if not same:
+        raise typer.Exit(1)

@@ -1,0 +1,76 @@
+"""The autumn suite's reference agent: the oracle, which solves every task from the true program (proving each
+task solvable). It skips exploration and goes to the test."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
+from discogym.core.errors import UserError
+from discogym.core.tools import ToolCall
+from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, explore, parse_action, play, region
+from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.tasks import AutumnTask
+
+
+class OracleAgent(Agent):
+    """MFP: runs the true program on the fixed actions and picks the option that matches. Planning: plays the
+    stored solution. Change detection: acts while running the original program beside the changed one, signals
+    at the first frame where what it sees differs from what the original would show, and picks that frame."""
+
+    def __init__(self) -> None:
+        self.plan: list[ToolCall] = []
+        self.task: AutumnTask | None = None
+        self.source = ""
+        self.original: Interpreter | None = None
+        self.probe: list[Any] = []
+
+    def start(self, context: AgentContext) -> None:
+        if "task" not in context.hints or "program" not in context.hints:
+            raise UserError("the oracle agent plays only the autumn suite's own tasks")
+        self.task = AutumnTask.model_validate(context.hints["task"])
+        self.source = str(context.hints["program"])
+        challenge = self.task.challenge
+        self.plan = [ToolCall(tool="go_to_test", args={})]
+        if isinstance(challenge, MfpTask):
+            final = play(self.source, [parse_action(a) for a in challenge.actions], challenge.seed)[-1]
+            truth = region(final, challenge.mask)
+            self.plan.append(ToolCall(tool="answer", args={"index": challenge.options.index(truth)}))
+        elif isinstance(challenge, PlanningTask):
+            self.plan += [ToolCall(tool="act", args={"action": a}) for a in challenge.solution]
+        else:
+            self.original = Interpreter(self.source, seed=challenge.seed)
+            rng = np.random.default_rng([challenge.seed, 6])
+            self.probe = explore(challenge.modified, challenge.seed, rng, challenge.step_limit)
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        if self.plan:
+            return AgentDecision(call=self.plan.pop(0))
+        if self.original is None or self.task is None:
+            return AgentDecision(message="done")
+        return AgentDecision(call=self._detect(history))
+
+    def _detect(self, history: Sequence[Turn]) -> ToolCall:
+        assert self.original is not None and isinstance(self.task.challenge if self.task else None, ChangeTask)
+        last = history[-1]
+        frame = last.result.data.get("frame") if last.call.tool == "act" else None
+        if frame is not None:
+            expected = self.original.frame
+            if frame != expected:
+                seen = len([t for t in history if t.call.tool == "act"])
+                self.plan = [ToolCall(tool="choose_frame", args={"index": seen})]
+                self.original = None
+                return ToolCall(tool="found_change", args={})
+        step = len([t for t in history if t.call.tool == "act"])
+        if step >= len(self.probe):
+            return ToolCall(tool="found_change", args={})
+        action = self.probe[step]
+        self.original.step(action)
+        text = "noop" if action is None else (f"click {action[1]} {action[2]}" if isinstance(action, tuple) else action)
+        return ToolCall(tool="act", args={"action": text})
+
+
+def make_oracle(options: AgentOptions) -> Agent:
+    """The ``oracle`` reference agent."""
+    return OracleAgent()

@@ -1,0 +1,308 @@
+"""WorldTest's two phases as an environment: reward-free interaction, then the test of the task's type.
+
+Interaction: ``act`` with ``noop``, ``up``, ``down``, ``left``, ``right``, ``click X Y`` or ``reset`` (back to the
+initial state); ``go_to_test`` ends the phase (so does the step cap). The agent is not told the test's type
+before it goes to the test. Test:
+
+- masked frame prediction: ``show_frame N`` steps or rewinds through the masked frames of a fixed action
+  sequence; ``answer K`` picks one of six options for the masked rectangle of the last frame;
+- planning: ``act`` until the goal's cells show the goal's colours (or the step limit);
+- change detection: ``act`` in the environment, whose rules change at some point; ``found_change`` signals it,
+  then ``choose_frame N`` picks the frame where the change first showed.
+
+Observations are the grid as rows of colour names (row 0 at the top, x left to right), with frame numbers.
+"""
+
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym.core.env import Env, Limits
+from discogym.core.errors import ToolError
+from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
+from discogym.suites.autumn.challenges import (
+    OPTIONS,
+    ChangeTask,
+    MfpTask,
+    PlanningTask,
+    goal_reached,
+    masked,
+    parse_action,
+    play,
+)
+from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.sexpr import AutumnError
+from discogym.suites.autumn.tasks import AutumnTask
+
+INTERACTION = "interaction"
+TEST = "test"
+DONE_REASONS = {"mfp": "answered", "planning": "goal_reached", "cd": "frame_chosen"}
+
+
+class Presentation(BaseModel):
+    """A condition: the interaction phase's step cap and frame stacking."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    interaction_steps: int = Field(default=200, ge=0)
+    frame_stacking: bool = False
+
+
+class ActArgs(ToolArgs):
+    action: str = Field(description="noop, up, down, left, right, click X Y, or reset (interaction phase only)")
+
+
+class IndexArgs(ToolArgs):
+    index: int = Field(ge=0, description="a frame number or an option number")
+
+
+def grid_text(frame: list[list[str]]) -> str:
+    """The grid as rows of colour names."""
+    return "\n".join(" ".join(row) for row in frame)
+
+
+class WorldTestEnv(Env):
+    """One task: explore the environment without reward, then take its test."""
+
+    limits: ClassVar[Limits] = Limits(max_steps=2000)
+
+    def __init__(self, task: AutumnTask, source: str, description: str, presentation: Presentation) -> None:
+        self.task = task
+        self.source = source
+        self.description = description
+        self.presentation = presentation
+        self.challenge = task.challenge
+        self.phase = INTERACTION
+        self.interaction_actions: list[str] = []
+        self.resets = 0
+        self.test_actions: list[str] = []
+        self.mfp_choice: int | None = None
+        self.reached_at: int | None = None
+        self.signalled_at: int | None = None
+        self.chosen_frame: int | None = None
+        self.errors: list[str] = []
+        self.rng = np.random.default_rng([self.challenge.seed, 5])
+        self.world = self._start(source)
+        self.test_frames: list[list[list[str]]] = []
+
+    def _start(self, source: str) -> Interpreter:
+        return Interpreter(source, seed=self.challenge.seed)
+
+    # What the agent reads
+
+    def brief(self) -> str:
+        size = self.world.grid_size
+        cap = self.presentation.interaction_steps
+        return "\n".join(
+            [
+                f"An environment on a {size} x {size} grid ({self.task.env}): {self.description}",
+                "Interaction phase: there is no reward and no goal. Act to learn how the world works: act(action) "
+                "with noop, up, down, left, right, click X Y (x from the left, y from the top, from 0), or reset "
+                f"(back to the start). After at most {cap} actions, or when you call go_to_test, a test begins that "
+                "asks you to use what you learned; you are told its kind then.",
+                "",
+                self._observe(0, self.world.frame),
+            ]
+        )
+
+    def _observe(self, number: int, frame: list[list[str]]) -> str:
+        return f"frame {number}:\n{grid_text(frame)}"
+
+    # Tools
+
+    @tool(ActArgs)
+    def act(self, args: ActArgs) -> ToolResult:
+        """Take an action (interaction phase, planning and change-detection tests)."""
+        text = args.action.strip().lower()
+        if self.phase == INTERACTION:
+            return self._interact(text)
+        if self.challenge.kind == "mfp":
+            raise ToolError("this test replays fixed frames: use show_frame and answer")
+        if self.challenge.kind == "cd" and self.signalled_at is not None:
+            raise ToolError("you signalled the change: now choose_frame the frame where it first showed")
+        action = self._parse(text, allow_reset=False)
+        self.test_actions.append(text)
+        frame = self._step(action)
+        self.test_frames.append(frame)
+        number = len(self.test_frames) - 1
+        result = self._observe(number, frame)
+        if isinstance(self.challenge, PlanningTask):
+            if goal_reached(frame, self.challenge.goal):
+                self.reached_at = number
+                self.finish(DONE_REASONS["planning"])
+                return ToolResult(text=result + "\nThe goal is reached.", data={"frame": frame}, done=True)
+            if len(self.test_actions) >= self.challenge.step_limit:
+                self.finish("step_limit")
+                return ToolResult(text=result + "\nThe step limit is reached.", data={"frame": frame}, done=True)
+        elif isinstance(self.challenge, ChangeTask) and len(self.test_actions) >= self.challenge.step_limit:
+            self.finish("step_limit")
+            return ToolResult(text=result + "\nThe step limit is reached.", data={"frame": frame}, done=True)
+        return ToolResult(text=result, data={"frame": frame})
+
+    @tool(NoArgs)
+    def go_to_test(self, args: NoArgs) -> ToolResult:
+        """End the interaction phase and begin the test."""
+        if self.phase != INTERACTION:
+            raise ToolError("the test has begun already")
+        return self._begin_test("")
+
+    @tool(IndexArgs)
+    def show_frame(self, args: IndexArgs) -> ToolResult:
+        """Masked frame prediction: show masked frame N of the replayed sequence (step or rewind freely)."""
+        mfp = self._mfp()
+        frames = self._mfp_frames()
+        if args.index >= len(frames):
+            raise ToolError(f"frames are numbered 0 to {len(frames) - 1}")
+        action = "start" if args.index == 0 else f"after {mfp.actions[args.index - 1]}"
+        return ToolResult(text=f"frame {args.index} ({action}):\n{grid_text(frames[args.index])}")
+
+    @tool(IndexArgs)
+    def answer(self, args: IndexArgs) -> ToolResult:
+        """Masked frame prediction: choose option K (0-5) for the masked rectangle of the last frame."""
+        self._mfp()
+        if args.index >= OPTIONS:
+            raise ToolError(f"options are numbered 0 to {OPTIONS - 1}")
+        self.mfp_choice = args.index
+        self.finish(DONE_REASONS["mfp"])
+        return ToolResult(text=f"you chose option {args.index}; the test is over", done=True)
+
+    @tool(NoArgs)
+    def found_change(self, args: NoArgs) -> ToolResult:
+        """Change detection: signal that the rules have changed."""
+        if self.phase != TEST or self.challenge.kind != "cd":
+            raise ToolError("found_change belongs to the change-detection test")
+        if self.signalled_at is None:
+            self.signalled_at = len(self.test_frames) - 1
+        last = len(self.test_frames) - 1
+        return ToolResult(text=f"noted at frame {last}; now choose_frame N (0 to {last}): where did it first show?")
+
+    @tool(IndexArgs)
+    def choose_frame(self, args: IndexArgs) -> ToolResult:
+        """Change detection, after found_change: the frame number where the change first became visible."""
+        if self.phase != TEST or self.challenge.kind != "cd" or self.signalled_at is None:
+            raise ToolError("choose_frame comes after found_change, in the change-detection test")
+        if args.index >= len(self.test_frames):
+            raise ToolError(f"frames are numbered 0 to {len(self.test_frames) - 1}")
+        self.chosen_frame = args.index
+        self.finish(DONE_REASONS["cd"])
+        return ToolResult(text=f"you chose frame {args.index}; the test is over", done=True)
+
+    # Phases
+
+    def _interact(self, text: str) -> ToolResult:
+        action = self._parse(text, allow_reset=True)
+        self.interaction_actions.append(text)
+        if text == "reset":
+            self.resets += 1
+            self.world = self._start(self.source)
+            frames = [self.world.frame]
+        else:
+            frames = [self._step(action)]
+            if self.presentation.frame_stacking:
+                frames += [self._step(None) for _ in range(max(0, int(self.world.globals.get("FRAME_RATE", 8)) - 1))]
+        text_frames = "\n".join(self._observe(i, f) for i, f in enumerate(frames))
+        if len(self.interaction_actions) >= self.presentation.interaction_steps:
+            return self._begin_test(text_frames + "\nThe interaction phase is over (step cap).\n")
+        return ToolResult(text=text_frames, data={"frame": frames[-1]})
+
+    def _begin_test(self, before: str) -> ToolResult:
+        self.phase = TEST
+        challenge = self.challenge
+        if isinstance(challenge, MfpTask):
+            frames = self._mfp_frames()
+            lines = [
+                "Test: masked frame prediction. A fixed sequence of actions was taken from the start; the rectangle "
+                f"x {challenge.mask[0]}..{challenge.mask[0] + challenge.mask[2] - 1}, y {challenge.mask[1]}.."
+                f"{challenge.mask[1] + challenge.mask[3] - 1} is masked in every frame. Which option is the masked "
+                f"content of the last frame (frame {len(frames) - 1})? Use show_frame N to see frames, answer K "
+                "to choose.",
+                "actions: " + "; ".join(challenge.actions),
+                *(
+                    f"option {i}: " + " / ".join(" ".join(row) for row in option)
+                    for i, option in enumerate(challenge.options)
+                ),
+                "",
+                f"frame {len(frames) - 1}:\n{grid_text(frames[-1])}",
+            ]
+            return ToolResult(text=before + "\n".join(lines))
+        self.world = self._start(challenge.modified if isinstance(challenge, ChangeTask) else self.source)
+        self.test_frames = [self.world.frame]
+        if isinstance(challenge, PlanningTask):
+            goal = ", ".join(f"({x},{y}) {colour}" for x, y, colour in challenge.goal)
+            intro = (
+                f"Test: planning. From the start, act until these cells show these colours: {goal}. You have "
+                f"{challenge.step_limit} actions; reset is not available."
+            )
+        else:
+            intro = (
+                "Test: change detection. You act in the environment from the start; at some point its rules change. "
+                "When you notice, call found_change, then choose_frame N for the frame where the change first "
+                f"became visible. You have {challenge.step_limit} actions; reset is not available."
+            )
+        return ToolResult(text=before + intro + "\n\n" + self._observe(0, self.world.frame))
+
+    def _mfp(self) -> MfpTask:
+        if self.phase != TEST or not isinstance(self.challenge, MfpTask):
+            raise ToolError("show_frame and answer belong to the masked-frame-prediction test")
+        return self.challenge
+
+    def _mfp_frames(self) -> list[list[list[str]]]:
+        assert isinstance(self.challenge, MfpTask)
+        frames = play(self.source, [parse_action(a) for a in self.challenge.actions], self.challenge.seed)
+        return [masked(frame, self.challenge.mask) for frame in frames]
+
+    def _parse(self, text: str, allow_reset: bool) -> Any:
+        if text == "reset":
+            if not allow_reset:
+                raise ToolError("reset is only available in the interaction phase")
+            return None
+        try:
+            action = parse_action(text)
+        except ValueError:
+            raise ToolError(f"unknown action {text!r}: noop, up, down, left, right, click X Y or reset") from None
+        if isinstance(action, tuple):
+            size = self.world.grid_size
+            if not (0 <= action[1] < size and 0 <= action[2] < size):
+                raise ToolError(f"click X Y takes a cell of the {size} x {size} grid (0 to {size - 1})")
+        return action
+
+    def _step(self, action: Any) -> list[list[str]]:
+        try:
+            return self.world.step(action)
+        except AutumnError as err:  # a program error: the frame stays, the episode goes on
+            self.errors.append(err.describe())
+            return self.world.frame
+
+    # The record
+
+    def outcome(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase,
+            "interaction_actions": self.interaction_actions,
+            "resets": self.resets,
+            "test_actions": self.test_actions,
+            "mfp_choice": self.mfp_choice,
+            "reached_at": self.reached_at,
+            "signalled_at": self.signalled_at,
+            "chosen_frame": self.chosen_frame,
+            "program_errors": self.errors[:20],
+        }
+
+    def valid_calls(self) -> list[ToolCall]:
+        """The paper's random agent: the six action types with equal weight (a click at a random cell), plus the
+        test's own choices."""
+        size = self.world.grid_size
+        x, y = (int(v) for v in self.rng.integers(size, size=2))
+        actions = ["noop", "up", "down", "left", "right", f"click {x} {y}"]
+        if self.phase == INTERACTION:
+            return [ToolCall(tool="act", args={"action": a}) for a in actions] + [ToolCall(tool="go_to_test", args={})]
+        if isinstance(self.challenge, MfpTask):
+            return [ToolCall(tool="answer", args={"index": i}) for i in range(OPTIONS)]
+        calls = [ToolCall(tool="act", args={"action": a}) for a in actions]
+        if isinstance(self.challenge, ChangeTask):
+            if self.signalled_at is None:
+                calls.append(ToolCall(tool="found_change", args={}))
+            else:
+                calls = [ToolCall(tool="choose_frame", args={"index": int(self.rng.integers(len(self.test_frames)))})]
+        return calls

@@ -1,0 +1,118 @@
+"""The WorldTest protocol: phases, tools, the oracle proving every task solvable, and no leak of the answers."""
+
+import json
+
+import pytest
+
+from discogym.core.storage import RunDir
+from discogym.core.suite import get_suite
+from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
+from discogym.suites.autumn.suite import autumn_task
+from tests.conftest import run_discogym
+
+
+def env_for(task_id: str, condition: str = "text"):
+    suite = get_suite("autumn")
+    task = next(t for t in suite.tasks("all") if t.id == task_id)
+    return task, suite.make_env(task, suite.condition(condition), seed=0)
+
+
+def test_the_task_set_has_three_challenges_per_environment():
+    tasks = get_suite("autumn").tasks("all")
+    assert len(tasks) == 45
+    kinds = {autumn_task(t).kind for t in tasks}
+    assert kinds == {"mfp", "planning", "cd"}
+    assert len({autumn_task(t).env for t in tasks}) == 15
+
+
+def test_the_oracle_solves_every_task(tmp_path):
+    done = run_discogym("run", "autumn", "--agent", "oracle", "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 0, done.stderr
+    episodes = list(RunDir(tmp_path).iter_episodes())
+    assert len(episodes) == 45 and all(e.score.value == 1.0 for e in episodes)
+    cd = [e for e in episodes if e.score.components["kind"] == "cd"]
+    assert all(e.score.components["chosen_frame"] == e.score.components["defect_frame"] for e in cd)
+
+
+def test_the_random_agent_runs_every_task_without_errors(tmp_path):
+    done = run_discogym("run", "autumn", "--agent", "random", "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 0, done.stderr
+    episodes = list(RunDir(tmp_path).iter_episodes())
+    assert len(episodes) == 45 and all(e.outcome.status == "completed" for e in episodes)
+    assert 0 < sum(e.score.value or 0 for e in episodes) < 45
+
+
+def test_interaction_then_test_phases_and_their_errors():
+    _, env = env_for("counter-planning")
+    assert "Interaction phase" in env.brief() and "frame 0:" in env.brief()
+    assert not env.call("act", {"action": "jump"}).ok
+    assert not env.call("act", {"action": "click 99 0"}).ok
+    assert env.call("act", {"action": "click 1 1"}).ok
+    assert env.call("act", {"action": "reset"}).ok and env.resets == 1
+    assert not env.call("answer", {"index": 0}).ok  # not a planning tool, and not yet in the test
+    started = env.call("go_to_test", {})
+    assert started.ok and "Test: planning" in started.text
+    assert not env.call("act", {"action": "reset"}).ok  # no reset in the test
+    assert not env.call("go_to_test", {}).ok
+
+
+def test_the_step_cap_ends_the_interaction_phase():
+    _, env = env_for("ball-mfp")
+    env.presentation = env.presentation.model_copy(update={"interaction_steps": 3})
+    for _ in range(2):
+        assert "Test:" not in env.call("act", {"action": "noop"}).text
+    assert "Test: masked frame prediction" in env.call("act", {"action": "noop"}).text
+
+
+def test_frame_stacking_shows_every_frame():
+    _, env = env_for("ball-mfp", "framestack")
+    text = env.call("act", {"action": "noop"}).text
+    assert text.count("frame ") == 8  # the action and FRAME_RATE - 1 = 7 noops
+
+
+def test_mfp_frames_are_masked_and_the_answer_is_not_shown():
+    task, env = env_for("gravity-mfp")
+    challenge = autumn_task(task).challenge
+    assert isinstance(challenge, MfpTask)
+    text = env.call("go_to_test", {}).text
+    assert "option 5:" in text and "mask" in text
+    frame = env.call("show_frame", {"index": 1}).text
+    assert frame.count("mask") == challenge.mask[2] * challenge.mask[3]
+    assert not env.call("show_frame", {"index": 999}).ok
+    assert env.call("answer", {"index": challenge.answer}).done
+
+
+def test_change_detection_needs_the_signal_before_the_frame():
+    task, env = env_for("counter-cd")
+    challenge = autumn_task(task).challenge
+    assert isinstance(challenge, ChangeTask)
+    env.call("go_to_test", {})
+    assert not env.call("choose_frame", {"index": 0}).ok
+    env.call("act", {"action": "noop"})
+    assert env.call("found_change", {}).ok
+    assert not env.call("act", {"action": "noop"}).ok
+    assert env.call("choose_frame", {"index": 1}).done
+
+
+@pytest.mark.parametrize("task_id", ["water-cd", "push-planning", "particles-mfp"])
+def test_nothing_the_agent_sees_gives_the_answer_away(task_id):
+    task, env = env_for(task_id)
+    challenge = autumn_task(task).challenge
+    texts = [env.brief(), json.dumps(task.params), task.brief]
+    for action in ["noop", "left", "click 2 2"]:
+        texts.append(env.call("act", {"action": action}).text)
+    texts.append(env.call("go_to_test", {}).text)
+    seen = "\n".join(texts)
+    assert "cdClock" not in seen and "(program" not in seen
+    if isinstance(challenge, ChangeTask):
+        assert challenge.change not in seen
+    if isinstance(challenge, PlanningTask):
+        assert "; ".join(challenge.solution) not in seen
+    if isinstance(challenge, MfpTask):
+        assert "answer" not in json.dumps(task.params)
+
+
+def test_verify_regenerates_an_environment_byte_for_byte():
+    done = run_discogym("autumn", "verify", "--env", "counter", "--env", "ball", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["identical"] is True
