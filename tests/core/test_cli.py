@@ -202,7 +202,13 @@ def test_unwritable_outputs_are_clear_errors(run_cli, tmp_path):
 
 def test_json_output_is_one_document(run_cli, tmp_path):
     listed = run_cli("list", "--json")
-    assert [s["name"] for s in json.loads(listed.stdout)["suites"]] == ["autumn", "crafting", "petri", "redstone", "toy"]
+    assert [s["name"] for s in json.loads(listed.stdout)["suites"]] == [
+        "autumn",
+        "crafting",
+        "petri",
+        "redstone",
+        "toy",
+    ]
     tasks = json.loads(run_cli("list", "toy", "--split", "tiny", "--json").stdout)
     assert [t["id"] for t in tasks["tasks"]] == ["tiny-00", "tiny-01"]
     assert all("ground_truth" not in json.dumps(t) for t in tasks["tasks"])

@@ -153,3 +153,33 @@ def verify_command(env: EnvOption = None, as_json: JsonOption = False) -> None:
         typer.echo(f"{len(made.tasks)} tasks of {len(names)} environments regenerated: {verdict}")
     if not same:
         raise typer.Exit(1)
+
+
+@app.command("baseline")
+def baseline_command(
+    runs: Annotated[int, typer.Option(min=1, max=10_000, help="Random runs per environment.")] = 50,
+    timeout: Annotated[int, typer.Option(min=1, max=100_000, help="Steps per run.")] = 1000,
+    env: EnvOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The random-agent baseline (Appendix C): per environment, how often random actions trigger the change of
+    the change-detection task and reach the planning task's goal, and in how many steps."""
+    from discogym.suites.autumn.baseline import random_baseline
+    from discogym.suites.autumn.tasks import packaged_tasks
+
+    with user_errors():
+        rows = random_baseline(packaged_tasks(), runs=runs, timeout=timeout, envs=env)
+    if as_json:
+        print_json({"runs": runs, "timeout": timeout, "environments": [row.document() for row in rows]})
+        return
+
+    def cell(value: float | None, digits: int) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    typer.echo(f"random agent, {runs} runs of at most {timeout} steps per environment")
+    typer.echo(f"{'environment':<12} {'P(trigger)':>10} {'steps':>7} {'P(goal)':>8} {'steps':>7}")
+    for row in rows:
+        typer.echo(
+            f"{row.env:<12} {cell(row.p_trigger, 2):>10} {cell(row.steps_to_trigger, 0):>7} "
+            f"{cell(row.p_goal, 2):>8} {cell(row.steps_to_goal, 0):>7}"
+        )

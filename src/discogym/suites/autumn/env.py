@@ -53,6 +53,10 @@ class ActArgs(ToolArgs):
     action: str = Field(description="noop, up, down, left, right, click X Y, or reset (interaction phase only)")
 
 
+class NoteArgs(ToolArgs):
+    note: str = Field(description="anything you want to remember; every note so far comes back")
+
+
 class IndexArgs(ToolArgs):
     index: int = Field(ge=0, description="a frame number or an option number")
 
@@ -82,6 +86,7 @@ class WorldTestEnv(Env):
         self.signalled_at: int | None = None
         self.chosen_frame: int | None = None
         self.errors: list[str] = []
+        self.notes: list[str] = []
         self.rng = np.random.default_rng([self.challenge.seed, 5])
         self.world = self._start(source)
         self.test_frames: list[list[list[str]]] = []
@@ -187,6 +192,20 @@ class WorldTestEnv(Env):
         self.chosen_frame = args.index
         self.finish(DONE_REASONS["cd"])
         return ToolResult(text=f"you chose frame {args.index}; the test is over", done=True)
+
+    @tool(NoteArgs)
+    def scratchpad(self, args: NoteArgs) -> ToolResult:
+        """Write a note (no time passes); returns every note so far."""
+        self.notes.append(args.note)
+        return ToolResult(text="notes:\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(self.notes, start=1)))
+
+    # The text syntax (a person at the terminal, or a model with --agent-opt mode=suite)
+
+    def text_prompt(self) -> str:
+        return TEXT_SYNTAX
+
+    def parse_text_action(self, text: str) -> ToolCall:
+        return parse_text(text)
 
     # Phases
 
@@ -306,3 +325,31 @@ class WorldTestEnv(Env):
             else:
                 calls = [ToolCall(tool="choose_frame", args={"index": int(self.rng.integers(len(self.test_frames)))})]
         return calls
+
+
+TEXT_SYNTAX = """Actions, one per line:
+  noop | up | down | left | right | click X Y | reset     act (reset only while exploring)
+  test                                                   go to the test
+  frame N | answer K                                     masked frame prediction: view frame N, choose option K
+  found | choose N                                       change detection: signal the change, pick frame N
+  note TEXT                                              write a note in the scratchpad"""
+
+
+def parse_text(text: str) -> ToolCall:
+    """One line of the text syntax as a tool call; ToolError with the syntax when it is not one."""
+    words = text.strip().split()
+    if not words:
+        raise ToolError("empty action\n" + TEXT_SYNTAX)
+    verb = words[0].lower()
+    if (verb in ("noop", "up", "down", "left", "right", "reset") and len(words) == 1) or verb == "click":
+        return ToolCall(tool="act", args={"action": " ".join(words).lower()})
+    if verb == "test" and len(words) == 1:
+        return ToolCall(tool="go_to_test", args={})
+    if verb == "found" and len(words) == 1:
+        return ToolCall(tool="found_change", args={})
+    if verb == "note" and len(words) > 1:
+        return ToolCall(tool="scratchpad", args={"note": text.strip()[len(words[0]) :].strip()})
+    tools = {"frame": "show_frame", "answer": "answer", "choose": "choose_frame"}
+    if verb in tools and len(words) == 2 and words[1].isdigit():
+        return ToolCall(tool=tools[verb], args={"index": int(words[1])})
+    raise ToolError(f"not an action: {text.strip()!r}\n{TEXT_SYNTAX}")

@@ -9,12 +9,14 @@ from discogym.core.agent import AgentFactory
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
+from discogym.core.report import ReportTable
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.suites.autumn import agents
 from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time, parse_action
 from discogym.suites.autumn.env import Presentation, WorldTestEnv
+from discogym.suites.autumn.metrics import exploration
 from discogym.suites.autumn.tasks import KINDS, AutumnTask, packaged_tasks, read_tasks
 
 ALL = "all"
@@ -93,6 +95,11 @@ class AutumnSuite(Suite):
     def score(self, episode: Episode) -> Score:
         return score(episode)
 
+    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+        from discogym.suites.autumn.report import autumn_tables
+
+        return autumn_tables(episodes)
+
 
 def score(episode: Episode) -> Score:
     """MFP: the chosen option is the answer. Planning: the goal was reached. Change detection: the spec's formula
@@ -103,8 +110,7 @@ def score(episode: Episode) -> Score:
     components: dict[str, Any] = {
         "kind": task.kind,
         "env": task.env,
-        "interaction_steps": len(outcome.get("interaction_actions", [])),
-        "resets": outcome.get("resets", 0),
+        **exploration([str(a) for a in outcome.get("interaction_actions", [])]),
     }
     if isinstance(challenge, MfpTask):
         value = float(outcome.get("mfp_choice") == challenge.answer)

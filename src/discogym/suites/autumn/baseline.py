@@ -1,0 +1,92 @@
+"""The random-agent baseline of WorldTest's Appendix C: per environment, the probability that uniformly random
+actions (noop, four arrows, a click at a uniform cell: six types, equally likely) trigger the change-detection
+task's change, and reach the planning task's goal, within a timeout, and the mean steps it takes when they do.
+
+Each run draws its own actions and its own generator seed (task seed + run), so stochastic environments vary
+between runs. A change is triggered when the changed program's frame first differs from the original's under
+the same actions and seed (the defect time); a goal is reached when the frame shows it.
+"""
+
+from dataclasses import asdict, dataclass
+from statistics import fmean
+
+import numpy as np
+
+from discogym.suites.autumn.catalog import program_source
+from discogym.suites.autumn.challenges import ChangeTask, PlanningTask, goal_reached, random_actions
+from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.sexpr import AutumnError
+from discogym.suites.autumn.tasks import TaskSet
+
+
+@dataclass(frozen=True)
+class BaselineRow:
+    """One environment's random-agent figures (None where nothing happened or there is no such task)."""
+
+    env: str
+    runs: int
+    timeout: int
+    p_trigger: float | None
+    steps_to_trigger: float | None
+    p_goal: float | None
+    steps_to_goal: float | None
+
+    def document(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def _first_change(source: str, task: ChangeTask, rng: np.random.Generator, seed: int, timeout: int) -> int | None:
+    original = Interpreter(source, seed=seed)
+    changed = Interpreter(task.modified, seed=seed)
+    size = original.grid_size
+    for step in range(1, timeout + 1):
+        (action,) = random_actions(rng, size, 1)
+        try:
+            if original.step(action) != changed.step(action):
+                return step
+        except AutumnError:
+            return None
+    return None
+
+
+def _first_goal(source: str, task: PlanningTask, rng: np.random.Generator, seed: int, timeout: int) -> int | None:
+    world = Interpreter(source, seed=seed)
+    size = world.grid_size
+    for step in range(1, timeout + 1):
+        (action,) = random_actions(rng, size, 1)
+        try:
+            if goal_reached(world.step(action), task.goal):
+                return step
+        except AutumnError:
+            return None
+    return None
+
+
+def random_baseline(
+    task_set: TaskSet, runs: int = 50, timeout: int = 1000, envs: list[str] | None = None
+) -> list[BaselineRow]:
+    """The table, one row per environment of the task set (in its order)."""
+    names = [t.env for t in task_set.tasks if envs is None or t.env in envs]
+    rows = []
+    for index, name in enumerate(dict.fromkeys(names)):
+        source = program_source(name)
+        by_kind = {t.kind: t.challenge for t in task_set.tasks if t.env == name}
+        change, goal = by_kind.get("cd"), by_kind.get("planning")
+        triggered: list[int | None] = []
+        reached: list[int | None] = []
+        for run in range(runs):
+            if isinstance(change, ChangeTask):
+                rng = np.random.default_rng([7, index, run, 0])
+                triggered.append(_first_change(source, change, rng, change.seed + run, timeout))
+            if isinstance(goal, PlanningTask):
+                rng = np.random.default_rng([7, index, run, 1])
+                reached.append(_first_goal(source, goal, rng, goal.seed + run, timeout))
+        rows.append(BaselineRow(name, runs, timeout, *_rate(triggered), *_rate(reached)))
+    return rows
+
+
+def _rate(results: list[int | None]) -> tuple[float | None, float | None]:
+    if not results:
+        return None, None
+    hits = [r for r in results if r is not None]
+    return len(hits) / len(results), (fmean(hits) if hits else None)
