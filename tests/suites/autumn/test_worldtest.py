@@ -116,3 +116,19 @@ def test_verify_regenerates_an_environment_byte_for_byte():
     done = run_discogym("autumn", "verify", "--env", "counter", "--env", "ball", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["identical"] is True
+
+
+def test_envs_lists_the_catalogue_with_its_statistics():
+    done = run_discogym("autumn", "envs", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["environments"]
+    assert len(rows) == 15 and {r["category"] for r in rows} == {
+        "physical",
+        "emergent",
+        "multi-agent",
+        "logic",
+        "game",
+        "tool-use",
+    }
+    table = run_discogym("autumn", "envs")
+    assert table.returncode == 0 and "lightsout" in table.stdout and "grid_size" in table.stdout

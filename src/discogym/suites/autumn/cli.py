@@ -183,3 +183,19 @@ def baseline_command(
             f"{row.env:<12} {cell(row.p_trigger, 2):>10} {cell(row.steps_to_trigger, 0):>7} "
             f"{cell(row.p_goal, 2):>8} {cell(row.steps_to_goal, 0):>7}"
         )
+
+
+@app.command("envs")
+def envs_command(as_json: JsonOption = False) -> None:
+    """The environments: category, description and the paper's Table B.1 statistics, computed from each program."""
+    from discogym.suites.autumn.catalog import catalog_rows
+
+    with user_errors():
+        rows = catalog_rows()
+    if as_json:
+        print_json({"environments": rows})
+        return
+    columns = [key for key in rows[0] if key != "description"] if rows else []
+    typer.echo("  ".join(f"{c:>10}" if c != "name" else f"{c:<10}" for c in columns))
+    for row in rows:
+        typer.echo("  ".join(f"{row[c]!s:>10}" if c != "name" else f"{row[c]!s:<10}" for c in columns))
