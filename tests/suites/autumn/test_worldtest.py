@@ -132,3 +132,23 @@ def test_envs_lists_the_catalogue_with_its_statistics():
     }
     table = run_discogym("autumn", "envs")
     assert table.returncode == 0 and "lightsout" in table.stdout and "grid_size" in table.stdout
+
+
+def test_a_model_plays_with_the_text_syntax(tmp_path, monkeypatch):
+    from discogym.core import AgentOptions
+    from discogym.core.runner import RunConfig, Runner
+    from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
+
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test")
+    suite = get_suite("autumn")
+    with FakeEndpoint() as fake:
+        fake.script.extend([Say("I will try the arrows.\nleft"), Say("hmm"), Say("test"), Say("answer 2")])
+        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite"})
+        Runner(suite, RunConfig.for_suite(suite, [agent], split="mfp", tasks=["ball-mfp"]), tmp_path).run()
+        texts = conversation_texts(fake.requests[-1].body)
+    assert "frame N | answer K" in texts[0]  # the syntax is the system prompt
+    assert any("Interaction phase" in t and "frame 0:" in t for t in texts)
+    assert any("Test: masked frame prediction" in t for t in texts), texts
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert [e.call.tool for e in episode.events] == ["act", "go_to_test", "answer"]
+    assert episode.outcome.termination == "answered"

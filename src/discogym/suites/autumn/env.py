@@ -336,20 +336,31 @@ TEXT_SYNTAX = """Actions, one per line:
 
 
 def parse_text(text: str) -> ToolCall:
-    """One line of the text syntax as a tool call; ToolError with the syntax when it is not one."""
-    words = text.strip().split()
-    if not words:
-        raise ToolError("empty action\n" + TEXT_SYNTAX)
+    """The action in a reply: its last line that is an action in the text syntax (a model may reason first);
+    ToolError with the syntax when no line is one."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    for line in reversed(lines):
+        call = _parse_line(line)
+        if call is not None:
+            return call
+    shown = lines[-1] if lines else ""
+    raise ToolError(f"not an action: {shown!r}\n{TEXT_SYNTAX}")
+
+
+def _parse_line(line: str) -> ToolCall | None:
+    words = line.split()
     verb = words[0].lower()
-    if (verb in ("noop", "up", "down", "left", "right", "reset") and len(words) == 1) or verb == "click":
+    if verb in ("noop", "up", "down", "left", "right", "reset") and len(words) == 1:
+        return ToolCall(tool="act", args={"action": verb})
+    if verb == "click" and len(words) == 3 and all(w.lstrip("-").isdigit() for w in words[1:]):
         return ToolCall(tool="act", args={"action": " ".join(words).lower()})
     if verb == "test" and len(words) == 1:
         return ToolCall(tool="go_to_test", args={})
     if verb == "found" and len(words) == 1:
         return ToolCall(tool="found_change", args={})
     if verb == "note" and len(words) > 1:
-        return ToolCall(tool="scratchpad", args={"note": text.strip()[len(words[0]) :].strip()})
+        return ToolCall(tool="scratchpad", args={"note": line[len(words[0]) :].strip()})
     tools = {"frame": "show_frame", "answer": "answer", "choose": "choose_frame"}
     if verb in tools and len(words) == 2 and words[1].isdigit():
         return ToolCall(tool=tools[verb], args={"index": int(words[1])})
-    raise ToolError(f"not an action: {text.strip()!r}\n{TEXT_SYNTAX}")
+    return None
