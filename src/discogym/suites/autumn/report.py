@@ -85,7 +85,7 @@ def exploration_table(episodes: list[Episode]) -> ReportTable:
         rows=rows,
         notes=[
             "unique: distinct actions (each click position and each direction once); the category columns are "
-            "fractions of them; normalized perplexity over a sliding window of 20 actions (docs/autumn.md)"
+            "fractions of them; normalized perplexity over a sliding window of 20 actions (docs/autumn-worldtest.md)"
         ],
     )  # fmt: skip
 
