@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from discogym.suites.autumn.challenges import random_actions
 from discogym.suites.autumn.interpreter import Interpreter
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "src/discogym/suites/autumn/programs"
@@ -20,12 +21,7 @@ def steps_per_second(source: str) -> tuple[float, int, int]:
     """Steps/s over ``STEPS`` random actions, the grid size, and the objects at the end."""
     interpreter = Interpreter(source, seed=7)
     size = interpreter.grid_size
-    rng = np.random.default_rng(3)
-    kinds = [None, "left", "right", "up", "down", "click"]
-    actions = []
-    for _ in range(STEPS):
-        kind = kinds[int(rng.integers(len(kinds)))]
-        actions.append(("click", int(rng.integers(size)), int(rng.integers(size))) if kind == "click" else kind)
+    actions = random_actions(np.random.default_rng(3), size, STEPS)
     started = time.perf_counter()
     for action in actions:
         interpreter.step(action)

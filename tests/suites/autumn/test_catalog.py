@@ -3,6 +3,7 @@ statistics computed from the programs and equal to counts made by hand."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from discogym.core.errors import UserError
@@ -17,9 +18,9 @@ from discogym.suites.autumn.catalog import (
     program_source,
     program_stats,
 )
+from discogym.suites.autumn.challenges import random_actions
 from discogym.suites.autumn.checker import check_program
 from discogym.suites.autumn.interpreter import Interpreter
-from tests.suites.autumn.test_programs import random_actions
 
 NAMES = [info.name for info in CATALOG]
 
@@ -95,7 +96,7 @@ def test_the_colours_seen_are_among_the_colours_counted(name):
     interpreter = Interpreter(program_source(name), seed=5)
     background = str(interpreter.globals.get("background", "black"))
     seen = {colour for row in interpreter.frame for colour in row}
-    for action in random_actions(interpreter.grid_size, 300, seed=11):
+    for action in random_actions(np.random.default_rng(11), interpreter.grid_size, 300):
         seen |= {colour for row in interpreter.step(action) for colour in row}
     assert seen - {background} <= set(env_stats(name).color_names)
 

@@ -17,12 +17,12 @@ from discogym.suites.autumn.challenges import (
     make_change,
     make_mfp,
     make_planning,
-    parse_action,
     play,
     region,
     verify_mfp,
     verify_planning,
 )
+from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.tasks import packaged_tasks
 
 PROGRAMS = Path(__file__).parents[3] / "src/discogym/suites/autumn/programs"

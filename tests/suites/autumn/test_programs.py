@@ -6,20 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from discogym.suites.autumn.challenges import random_actions
 from discogym.suites.autumn.interpreter import Interpreter
 from tests.conftest import run_discogym
 
 PROGRAMS = sorted((Path(__file__).parents[3] / "src/discogym/suites/autumn/programs").glob("*.sexp"))
-
-
-def random_actions(size: int, count: int, seed: int) -> list[str | tuple[str, int, int] | None]:
-    rng = np.random.default_rng(seed)
-    kinds = [None, "left", "right", "up", "down", "click"]
-    actions: list[str | tuple[str, int, int] | None] = []
-    for _ in range(count):
-        kind = kinds[int(rng.integers(len(kinds)))]
-        actions.append(("click", int(rng.integers(size)), int(rng.integers(size))) if kind == "click" else kind)
-    return actions
 
 
 def test_there_are_at_least_ten_programs():
@@ -29,11 +20,15 @@ def test_there_are_at_least_ten_programs():
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_a_program_runs_1000_random_steps(path):
     interpreter = Interpreter(path.read_text(encoding="utf-8"), seed=7)
-    frames = [interpreter.step(action) for action in random_actions(interpreter.grid_size, 1000, seed=3)]
+    frames = [
+        interpreter.step(action) for action in random_actions(np.random.default_rng(3), interpreter.grid_size, 1000)
+    ]
     assert len(frames) == 1000 and interpreter.time == 1000
     assert len({str(frame) for frame in frames}) > 1  # something happens
     again = Interpreter(path.read_text(encoding="utf-8"), seed=7)
-    assert [again.step(a) for a in random_actions(again.grid_size, 50, seed=3)] == frames[:50]  # deterministic
+    assert [again.step(a) for a in random_actions(np.random.default_rng(3), again.grid_size, 50)] == frames[
+        :50
+    ]  # deterministic
 
 
 def test_run_prints_frames_and_json(tmp_path):

@@ -9,8 +9,8 @@ import numpy as np
 from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
 from discogym.core.errors import UserError
 from discogym.core.tools import ToolCall
-from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, explore, parse_action, play, region
-from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, explore, play, region
+from discogym.suites.autumn.interpreter import Interpreter, action_text, parse_action
 from discogym.suites.autumn.tasks import AutumnTask
 
 
@@ -54,21 +54,17 @@ class OracleAgent(Agent):
     def _detect(self, history: Sequence[Turn]) -> ToolCall:
         assert self.original is not None and isinstance(self.task.challenge if self.task else None, ChangeTask)
         last = history[-1]
+        step = sum(turn.call.tool == "act" for turn in history)  # actions so far = the last frame's number
         frame = last.result.data.get("frame") if last.call.tool == "act" else None
-        if frame is not None:
-            expected = self.original.frame
-            if frame != expected:
-                seen = len([t for t in history if t.call.tool == "act"])
-                self.plan = [ToolCall(tool="choose_frame", args={"index": seen})]
-                self.original = None
-                return ToolCall(tool="found_change", args={})
-        step = len([t for t in history if t.call.tool == "act"])
+        if frame is not None and frame != self.original.frame:
+            self.plan = [ToolCall(tool="choose_frame", args={"index": step})]
+            self.original = None
+            return ToolCall(tool="found_change", args={})
         if step >= len(self.probe):
             return ToolCall(tool="found_change", args={})
         action = self.probe[step]
         self.original.step(action)
-        text = "noop" if action is None else (f"click {action[1]} {action[2]}" if isinstance(action, tuple) else action)
-        return ToolCall(tool="act", args={"action": text})
+        return ToolCall(tool="act", args={"action": action_text(action)})
 
 
 def make_oracle(options: AgentOptions) -> Agent:

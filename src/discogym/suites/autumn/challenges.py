@@ -23,35 +23,13 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.interpreter import Action, Interpreter, action_text, parse_action
 from discogym.suites.autumn.sexpr import SList, Symbol, parse, show
 
-Action = str | tuple[str, int, int] | None
 Grid = list[list[str]]
 OPTIONS = 6
 REALIZATIONS = 40  # seeds sampled to check an MFP answer against the randomness
 GUARD_CLOCK = "cdClock"
-
-
-def action_text(action: Action) -> str:
-    """``None`` -> ``noop``, ``("click", 3, 4)`` -> ``click 3 4``."""
-    if action is None:
-        return "noop"
-    if isinstance(action, tuple):
-        return f"click {action[1]} {action[2]}"
-    return action
-
-
-def parse_action(text: str) -> Action:
-    """The inverse of :func:`action_text`."""
-    words = text.split()
-    if len(words) == 3 and words[0] == "click":
-        return ("click", int(words[1]), int(words[2]))
-    if text in ("noop", ""):
-        return None
-    if text in ("left", "right", "up", "down"):
-        return text
-    raise ValueError(f"not an action: {text!r}")
 
 
 def random_actions(rng: np.random.Generator, size: int, count: int) -> list[Action]:

@@ -21,17 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
-from discogym.suites.autumn.challenges import (
-    OPTIONS,
-    ChangeTask,
-    MfpTask,
-    PlanningTask,
-    goal_reached,
-    masked,
-    parse_action,
-    play,
-)
-from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, PlanningTask, goal_reached, masked, play
+from discogym.suites.autumn.interpreter import Interpreter, parse_action
 from discogym.suites.autumn.sexpr import AutumnError
 from discogym.suites.autumn.tasks import AutumnTask
 

@@ -18,6 +18,7 @@ from discogym.suites.autumn.sexpr import AutumnError, Expr, Node, Number, SList,
 from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe
 
 Code = Callable[["Frame"], Any]
+Action = str | tuple[str, int, int] | None  # None is noop; ("click", x, y)
 Order = Literal["program", "official"]
 MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
 OPS_BUDGET = 2_000_000  # function calls per step (and for initialization)
@@ -228,7 +229,7 @@ class Interpreter:
     # ------------------------------------------------------------------------------------------
     # Running
 
-    def step(self, action: str | tuple[str, int, int] | None = None) -> list[list[str]]:
+    def step(self, action: Action = None) -> list[list[str]]:
         """Run one time step with ``action`` (None/"noop", "left", "right", "up", "down" or ("click", x, y))
         and return the rendered frame."""
         self.event = _event(action)
@@ -670,7 +671,7 @@ def _is_word(expr: Expr, word: str) -> bool:
     return isinstance(expr, Symbol) and expr.name == word
 
 
-def _event(action: str | tuple[str, int, int] | None) -> tuple[Any, ...] | None:
+def _event(action: Action) -> tuple[Any, ...] | None:
     if action is None or action == "noop":
         return None
     if isinstance(action, tuple):
@@ -680,25 +681,40 @@ def _event(action: str | tuple[str, int, int] | None) -> tuple[Any, ...] | None:
     raise AutumnError(f"unknown action {action!r}")
 
 
-def parse_actions(text: str) -> list[str | tuple[str, int, int] | None]:
+def action_text(action: Action) -> str:
+    """``None`` -> ``noop``, ``("click", 3, 4)`` -> ``click 3 4``."""
+    if action is None:
+        return "noop"
+    if isinstance(action, tuple):
+        return f"click {action[1]} {action[2]}"
+    return action
+
+
+def parse_action(text: str) -> Action:
+    """The inverse of :func:`action_text`; ValueError for anything else."""
+    words = text.split()
+    if len(words) == 3 and words[0] == "click":
+        return ("click", int(words[1]), int(words[2]))
+    if text in ("noop", ""):
+        return None
+    if text in ("left", "right", "up", "down"):
+        return text
+    raise ValueError(f"not an action: {text!r}")
+
+
+def parse_actions(text: str) -> list[Action]:
     """``"left; click 3 4; noop"`` as step actions."""
-    actions: list[str | tuple[str, int, int] | None] = []
+    actions: list[Action] = []
     for part in filter(None, (p.strip() for p in text.replace("\n", ";").split(";"))):
-        words = part.split()
-        if words[0] == "click" and len(words) == 3:
-            try:
-                actions.append(("click", int(words[1]), int(words[2])))
-            except ValueError:
-                raise AutumnError(f"click takes two integers: {part!r}") from None
-        elif len(words) == 1 and words[0] in ("noop", "left", "right", "up", "down"):
-            actions.append(None if words[0] == "noop" else words[0])
-        else:
-            raise AutumnError(f"unknown action {part!r}: noop, left, right, up, down or click X Y")
+        try:
+            actions.append(parse_action(part))
+        except ValueError:
+            raise AutumnError(f"unknown action {part!r}: noop, left, right, up, down or click X Y") from None
     return actions
 
 
 def run_program(
-    source: str, actions: Sequence[str | tuple[str, int, int] | None], seed: int = 1, order: Order = "program"
+    source: str, actions: Sequence[Action], seed: int = 1, order: Order = "program"
 ) -> list[list[list[str]]]:
     """The frames of a program: the initial one, then one per action."""
     interpreter = Interpreter(source, seed=seed, order=order)

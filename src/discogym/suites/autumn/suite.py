@@ -14,8 +14,9 @@ from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.suites.autumn import agents
 from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
-from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time, parse_action
+from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time
 from discogym.suites.autumn.env import Presentation, WorldTestEnv
+from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.metrics import exploration
 from discogym.suites.autumn.tasks import KINDS, AutumnTask, packaged_tasks, read_tasks
 

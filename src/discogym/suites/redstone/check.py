@@ -153,8 +153,7 @@ def run_trial(device: Mapping[Pos, Block], spec: TaskSpec, button: Pos) -> tuple
     number of ticks run."""
     sim = Simulator(lab_world(device, region_of(spec)))
     sim.press(button)
-    while sim.time < RUN_LIMIT and (sim.pending or sim.time < QUIET_AFTER):
-        sim.run(min(QUIET_AFTER, RUN_LIMIT - sim.time))
+    sim.run_until_quiet(RUN_LIMIT, at_least=QUIET_AFTER, chunk=QUIET_AFTER)
     return sim, sim.time
 
 

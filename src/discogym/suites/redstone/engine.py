@@ -333,6 +333,13 @@ class Simulator:
         heapq.heapify(self._queue)
         self._toggles = [(when - shift, pos) for when, pos in self._toggles]
 
+    def run_until_quiet(self, limit: int, at_least: int = 0, chunk: int = 20) -> None:
+        """Run in chunks of ``chunk`` ticks until nothing is scheduled and ``at_least`` ticks have passed, or
+        ``limit`` ticks (a clock is never quiet)."""
+        start = self.time
+        while self.time - start < limit and (self.pending or self.time - start < at_least):
+            self.run(min(chunk, limit - (self.time - start)))
+
     @property
     def pending(self) -> int:
         """How many scheduled ticks are waiting."""

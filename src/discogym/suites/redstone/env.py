@@ -136,7 +136,7 @@ class RedstoneEnv(Env):
             self.device.pop(gone, None)
         self._count_edit()
         start = self.sim.time
-        self._run_until_quiet(EDIT_RUN_LIMIT)
+        self.sim.run_until_quiet(EDIT_RUN_LIMIT)
         text = f"{'removed the block' if block.id == AIR else f'placed {block}'} at {format_pos(pos)}"
         if dropped:
             text += f"; without support, these dropped: {', '.join(map(format_pos, dropped))}"
@@ -178,14 +178,14 @@ class RedstoneEnv(Env):
             raise ToolError(f"cannot press: {button}")
         if self.trials >= TRIAL_BUDGET:
             raise ToolError(f"all {TRIAL_BUDGET} verification trials are used")
-        self._run_until_quiet(EDIT_RUN_LIMIT)  # a button still on from an edit's run comes up first
+        self.sim.run_until_quiet(EDIT_RUN_LIMIT)  # a button still on from an edit's run comes up first
         self.sim.run(1)  # the press gets a tick of its own, after the edits' changes
         self.trials += 1
         self._edited_since_trial = False
         pressed_at = self.sim.time
         before = self.sim.change_count()
         self.sim.press(button)
-        self._run_until_quiet(check.RUN_LIMIT, at_least=check.QUIET_AFTER)
+        self.sim.run_until_quiet(check.RUN_LIMIT, at_least=check.QUIET_AFTER)
         changes = self.sim.change_count() - before
         text = (
             f"trial {self.trials} of {TRIAL_BUDGET}: pressed the button at {format_pos(button)} at tick {pressed_at}; "
@@ -237,11 +237,6 @@ class RedstoneEnv(Env):
             return placed_part(make_block(full, **values))  # computed properties are the world's to set
         except UserError as err:
             raise ToolError(str(err)) from None
-
-    def _run_until_quiet(self, limit: int, at_least: int = 0) -> None:
-        start = self.sim.time
-        while self.sim.time - start < limit and (self.sim.pending or self.sim.time - start < at_least):
-            self.sim.run(min(20, limit - (self.sim.time - start)))
 
     def _count_edit(self) -> None:
         self.edits += 1
