@@ -2,12 +2,21 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+# numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
+OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench lock clean
 
-$(BIN)/discogym: pyproject.toml src/discogym/suites/redstone/_core.c
+# constraints.txt pins every package to the tested version, so a fresh install is the tested one.
+$(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+$(OLDEST)/installed: constraints-oldest.txt $(BIN)/discogym
+	rm -rf $(OLDEST)
+	$(PIP) install --quiet --only-binary=:all: --target $(OLDEST) -r constraints-oldest.txt
 	touch $@
 
 install: $(BIN)/discogym
@@ -22,7 +31,7 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint $(OLDEST)/installed
 	$(BIN)/pytest -q
 
 bench: install
@@ -33,6 +42,17 @@ bench: install
 	$(BIN)/python benchmarks/redstone_engine.py
 	$(BIN)/python benchmarks/redstone_suite.py
 	$(BIN)/python benchmarks/autumn_interpreter.py
+	$(BIN)/python benchmarks/startup.py
+
+# Re-pin constraints.txt to what a fresh install of pyproject.toml's dependencies resolves to today.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	{ echo "# The tested versions of every package the dev install pulls in (make install uses them as pip constraints)."; \
+	  echo "# Regenerate after changing dependencies in pyproject.toml: make lock"; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable --disable-pip-version-check | grep -v '^discogym'; } > constraints.txt
+	rm -rf .lock-venv
 
 clean:
 	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache

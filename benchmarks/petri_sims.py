@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from discogym.suites.petri.sims.base import Simulation
-from discogym.suites.petri.sims.registry import SIMULATIONS
+from discogym.suites.petri.sims.registry import all_simulations
 
 SEEDS = list(range(12))
 
@@ -36,11 +36,11 @@ def experiment_arms(sim: Simulation) -> list[dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sim", action="append", choices=sorted(SIMULATIONS))
+    parser.add_argument("--sim", action="append", choices=sorted(all_simulations()))
     args = parser.parse_args()
     print(f"{'simulation':<10} {'batch 12x2 (s)':>15} {'24 one by one (s)':>18} {'speed-up':>9}")
-    for name in args.sim or list(SIMULATIONS):
-        sim = SIMULATIONS[name]
+    for name in args.sim or list(all_simulations()):
+        sim = all_simulations()[name]
         arms = experiment_arms(sim)
         sim.run(arms[0], SEEDS[:2])  # warm-up: imports, caches
 

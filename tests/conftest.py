@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,29 @@ def run_discogym(*args: str, input: str | None = None, **env: str) -> subprocess
     )
 
 
+def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> None:
+    """Wait until the run writing to ``out`` has written ``count`` episode files (the run must go on meanwhile)."""
+    deadline = time.monotonic() + 120
+    while len(list((out / "episodes").glob("*.json"))) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the run wrote too few episodes"
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def run_cli():
     """:func:`run_discogym`, as a fixture."""
     return run_discogym
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden``: rewrite the golden files under tests/golden/ instead of comparing with them."""
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite the golden files under tests/golden/ from the code"
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """True when the run was asked to rewrite the golden files (``pytest --update-golden``)."""
+    return bool(request.config.getoption("--update-golden"))

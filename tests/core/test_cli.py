@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli_environment, discogym_command, run_discogym
+from tests.conftest import REPO, cli_environment, discogym_command, run_discogym, wait_for_episodes
 
 SLOW_RUN = [
     "run",
@@ -46,14 +46,6 @@ def start(*args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-
-
-def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 120
-    while len(list((out / "episodes").glob("*.json"))) < count:
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the run wrote too few episodes"
-        time.sleep(0.02)
 
 
 @pytest.fixture(scope="module")

@@ -79,7 +79,6 @@ def test_tool_specs_carry_json_schemas_from_the_argument_models():
         "description": "a digit from 0 to 9",
         "maximum": 9,
         "minimum": 0,
-        "title": "N",
         "type": "integer",
     }
     assert spec.parameters["required"] == ["n"]

@@ -8,6 +8,7 @@ import pytest
 
 from discogym.core import AgentOptions, Episode, InfrastructureError, UserError
 from discogym.core.aggregate import build_report
+from discogym.core.executors import Executor, Faulted, Played, play_and_write
 from discogym.core.play import score_episode
 from discogym.core.runner import RunConfig, Runner, plan_episodes
 from discogym.core.storage import RunDir
@@ -280,3 +281,35 @@ def test_an_interrupt_python_swallowed_still_stops_the_run_at_the_next_episode(t
     with pytest.raises(KeyboardInterrupt):
         runner.run()
     assert len(RunDir(tmp_path / "run").episode_paths()) == 1  # stopped after the episode that was running
+
+
+class FirstAttemptsLost(Executor):
+    """An executor of another backend: reports each episode's first attempt as lost, plays the second."""
+
+    def __init__(self) -> None:
+        self.taken: list[str] = []
+
+    def play(self, suite, root, pending):
+        attempted = set()
+        while pending:
+            planned = pending.popleft()
+            self.taken.append(f"{planned.key.task}/r{planned.key.repeat}")
+            if planned.key in attempted:
+                yield Played(planned, play_and_write(suite, planned, root))
+            else:
+                attempted.add(planned.key)
+                yield Faulted(planned, "the node was lost")
+
+
+def test_any_executor_plays_the_queue_and_the_runner_keeps_retries_and_resume(tmp_path):
+    lost = FirstAttemptsLost()
+    first = Runner(suite, config(repeats=2), tmp_path, executor=lost).run()
+    assert (first.written, first.complete) == (0, False)
+    assert set(first.faults.values()) == {"the node was lost"} and len(first.faults) == 4
+    retried = FirstAttemptsLost()
+    second = Runner(suite, config(repeats=2), tmp_path, executor=retried, retries=1).run()
+    assert (second.written, second.faults, second.complete) == (4, {}, True)
+    assert retried.taken == ["tiny-00/r0", "tiny-00/r1", "tiny-01/r0", "tiny-01/r1"] * 2  # retries go last
+    finished = FirstAttemptsLost()
+    assert Runner(suite, config(repeats=2), tmp_path, executor=finished).run().skipped == 4
+    assert finished.taken == []  # finished episodes never reach the executor

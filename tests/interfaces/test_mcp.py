@@ -17,6 +17,8 @@ from discogym.core.runner import plan_episode
 from discogym.core.storage import RunDir
 from discogym.interfaces.mcp.server import build_server
 from tests.conftest import REPO, cli_environment, discogym_command
+from tests.core.closing_suite import EVENTS, opened_and_closed
+from tests.core.closing_suite import suite as closing
 from tests.core.toy_suite import PICTURE, suite
 
 MODES = ["auto", "legacy"]  # the 2026-07-28 protocol (no handshake) and the handshake era
@@ -216,3 +218,24 @@ def test_mcp_command_mistakes_are_one_line(run_cli):
     assert unknown.returncode == 2 and unknown.stderr.startswith("error: unknown suite 'nosuch'")
     split = run_cli("mcp", "toy", "--split", "huge")
     assert split.returncode == 2 and "toy has no split 'huge'" in split.stderr
+
+
+def test_every_environment_a_client_used_is_closed_when_its_episode_ends_or_the_client_leaves(tmp_path):
+    EVENTS.clear()
+    server = build_server(closing, tmp_path, split="tiny")
+
+    async def play() -> None:
+        async with client_for(server) as client:
+            await client.call_tool("start_task", {"task_id": "tiny-00"})
+            await client.call_tool("probe", {"n": 4})
+            await client.call_tool("start_task", {"task_id": "tiny-01"})  # ends the first episode
+            await client.call_tool("probe", {"n": 4})
+            opened, closed = opened_and_closed()
+            assert len(opened) == 3 and len(closed) == 2  # the tool preview's, the first episode's
+        # The client went away with the second episode running.
+
+    asyncio.run(play())
+    opened, closed = opened_and_closed()
+    assert len(opened) == 3 and sorted(closed) == sorted(opened)
+    assert [e.key.task for e in episodes(tmp_path)] == ["tiny-00"]
+    EVENTS.clear()

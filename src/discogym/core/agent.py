@@ -3,12 +3,13 @@
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.errors import UserError
+from discogym.core.plugins import PluginError, load_entry_point, one_line, plugin_points, warn
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 
@@ -129,13 +130,29 @@ _discovered = False
 
 
 def _discover_agents() -> None:
-    """Run every ``discogym.agents`` entry point (a function that calls :func:`register_agent`) once."""
+    """Run every ``discogym.agents`` entry point (a function that calls :func:`register_agent`) once; one
+    that cannot be loaded or fails while registering is a one-line warning, and the others still register."""
     global _discovered
     if _discovered:
         return
     _discovered = True
-    for point in sorted(entry_points(group=AGENT_ENTRY_POINT_GROUP), key=lambda p: p.name):
-        point.load()()
+    for point in plugin_points(AGENT_ENTRY_POINT_GROUP):
+        try:
+            _run_agent_plugin(point)
+        except PluginError as err:
+            warn(str(err))
+
+
+def _run_agent_plugin(point: EntryPoint) -> None:
+    """Load one agent entry point and call it; a PluginError naming it if either fails."""
+    register = load_entry_point(point, "agent")
+    origin = f"agent plugin '{point.name}' ({point.value})"
+    if not callable(register):
+        raise PluginError(f"{origin} is not a function that registers agents (got {type(register).__name__})")
+    try:
+        register()
+    except Exception as err:  # the plugin's own registration code
+        raise PluginError(f"{origin} failed while registering: {one_line(err)}") from err
 
 
 def register_agent(name: str, factory: AgentFactory, description: str, *, takes_model: bool = False) -> None:

@@ -2,17 +2,26 @@
 
 import base64
 import html
-from collections import defaultdict
 from pathlib import Path
-from statistics import fmean
 
 from pydantic import BaseModel, Field
 
+from discogym.core.crosscheck import mismatch_warning
 from discogym.core.episode import Episode
 from discogym.core.errors import UserError
 from discogym.core.play import score_episode
 from discogym.core.plots import plots_available, score_plot
-from discogym.core.report import ReportTable, table_html, table_markdown
+from discogym.core.report import (
+    ReportTable,
+    group_by,
+    mean_score,
+    present_mean,
+    standard_error,
+    success_interval,
+    success_rate,
+    table_html,
+    table_markdown,
+)
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 
@@ -24,7 +33,10 @@ GENERIC_COLUMNS = [
     "episodes",
     "errors",
     "mean score",
+    "score SE",
     "success rate",
+    "success 95% CI",
+    "scored",
     "mean steps",
     "input tokens",
     "output tokens",
@@ -40,6 +52,8 @@ class RunReport(BaseModel):
     rescored: bool
     tables: list[ReportTable]
     plots: list[str] = Field(default_factory=list)
+    # One line per episode whose cached outcome (outcome.env) disagrees with the verdict recomputed from its log.
+    warnings: list[str] = Field(default_factory=list)
 
     def markdown(self) -> str:
         """The report as markdown."""
@@ -66,40 +80,45 @@ class RunReport(BaseModel):
         )
 
 
-def _mean(values: list[float]) -> float | None:
-    return fmean(values) if values else None
+def _generic_key(episode: Episode) -> tuple[str, str, str, str]:
+    key = episode.key
+    return (key.suite, key.condition, key.agent_label(), key.model or "-")
+
+
+def _generic_cells(members: list[Episode]) -> list[object]:
+    """A generic row's cells after its key, in the order of ``GENERIC_COLUMNS``."""
+    scored = [e for e in members if e.outcome.status != "error" and e.score.value is not None]
+    interval = success_interval(scored)
+    usages = [e.usage() for e in members]
+    return [
+        len(members),
+        sum(e.outcome.status == "error" for e in members),
+        mean_score(scored),
+        standard_error([float(e.score.value or 0.0) for e in scored]),
+        success_rate(scored),
+        None if interval is None else list(interval),
+        len(scored),
+        present_mean(float(len(e.events)) for e in members),
+        sum(u.input_tokens for u in usages),
+        sum(u.output_tokens for u in usages),
+        round(sum(u.cost_usd for u in usages), 6),
+    ]
 
 
 def generic_table(episodes: list[Episode]) -> ReportTable:
-    """One row per (suite, condition, agent, model): counts, scores, steps, tokens and cost."""
-    groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
-    for episode in episodes:
-        key = episode.key
-        groups[(key.suite, key.condition, key.agent_label(), key.model or "-")].append(episode)
-    rows = []
-    for group_key in sorted(groups):
-        members = groups[group_key]
-        scores = [e.score.value for e in members if e.score.value is not None]
-        successes = [float(e.score.success) for e in members if e.score.success is not None]
-        usages = [e.usage() for e in members]
-        rows.append(
-            [
-                *group_key,
-                len(members),
-                sum(e.outcome.status == "error" for e in members),
-                _mean(scores),
-                _mean(successes),
-                _mean([float(len(e.events)) for e in members]),
-                sum(u.input_tokens for u in usages),
-                sum(u.output_tokens for u in usages),
-                round(sum(u.cost_usd for u in usages), 6),
-            ]
-        )
+    """One row per (suite, condition, agent, model): counts, mean score with its standard error, success rate
+    with its Wilson 95% interval, the number of scored episodes behind them, steps, tokens and cost."""
+    rows = [[*key, *_generic_cells(members)] for key, members in group_by(episodes, _generic_key)]
     return ReportTable(
         title="All episodes",
         columns=GENERIC_COLUMNS,
         rows=rows,
-        notes=["mean score and success rate leave out episodes that ended in an error (not scored)"],
+        notes=[
+            "scored: the episodes behind mean score, score SE, success rate and its interval; episodes that "
+            "ended in an error (or were not scored) are left out of them",
+            "score SE: standard error of the mean score ('-' below two scored episodes); success 95% CI: "
+            "Wilson score interval; each suite scores on its own scale, so compare rows within a suite",
+        ],
     )
 
 
@@ -108,6 +127,7 @@ def build_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = 
 
     ``rescore`` recomputes scores and audits with the suites' current scorers instead of the stored
     ones; ``plots_dir`` is where PNG plots go (the generic score plot, then each suite's own), if anywhere.
+    ``warnings`` names the episodes whose scorer found the cached ``outcome.env`` at odds with the log.
     """
     if not root.is_dir():
         raise UserError(f"no run directory at {root}")
@@ -130,5 +150,10 @@ def build_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = 
         if plots_dir is not None:
             plots.extend(suites[name].plots(own, plots_dir))
     return RunReport(
-        run_dir=str(root), episodes=len(episodes), rescored=rescore, tables=tables, plots=[str(p) for p in plots]
+        run_dir=str(root),
+        episodes=len(episodes),
+        rescored=rescore,
+        tables=tables,
+        plots=[str(p) for p in plots],
+        warnings=[line for line in map(mismatch_warning, episodes) if line is not None],
     )

@@ -148,6 +148,15 @@ class Env(ABC):
         """A suite-specific summary of how the episode ended, stored in the episode file."""
         return {}
 
+    def close(self) -> None:  # noqa: B027 (an optional hook: most environments hold nothing)
+        """Release what the environment holds (processes, servers, files, sockets); nothing by default.
+
+        The harness calls it exactly once when the episode ends, however it ends: normally (after
+        :meth:`outcome`), by an error of the agent or the environment, an infrastructure fault, an
+        interrupt, or an outside client going away. An exception here is an environment error when the
+        episode is being written, and ignored when the episode is abandoned anyway.
+        """
+
     def parse_text_action(self, text: str) -> ToolCall:
         """Parse the suite's text action syntax into a tool call; suites with one override this.
 

@@ -98,7 +98,11 @@ class Score(BaseModel):
 
 
 class Provenance(BaseModel):
-    """Where an episode came from. Contains nothing that changes between identical reruns."""
+    """Where an episode came from. Contains nothing that changes between identical reruns.
+
+    ``suite_version`` is the suite's :attr:`~discogym.core.suite.Suite.version` and ``task_hash`` the
+    SHA-256 of the task's canonical JSON, ground truth included (:func:`discogym.core.versions.task_hash`).
+    """
 
     discogym_version: str
     git_commit: str | None
@@ -109,6 +113,9 @@ class Provenance(BaseModel):
     agent_seed: int
     model: str | None = None
     agent_settings: JsonDict = Field(default_factory=dict)
+    # None in episodes written before versions were recorded.
+    suite_version: str | None = None
+    task_hash: str | None = None
 
 
 class Episode(BaseModel):

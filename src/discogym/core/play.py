@@ -3,7 +3,7 @@
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ from discogym.core.provenance import git_commit, platform_name, python_version
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+from discogym.core.versions import task_hash
 
 _T = TypeVar("_T")
 
@@ -79,8 +80,9 @@ class EpisodeStopped(Exception):
 class EpisodeRecorder:
     """One episode being played: its environment, its log, and how it ended.
 
-    The runner's agent loop (:func:`play_episode`) drives it, and so do interfaces whose agent acts from
-    outside the process (the MCP server), so every episode is logged, scored and stored the same way.
+    The runner's agent loop (:func:`play_episode`) drives it, and so do sessions whose agent acts from
+    outside the process (:mod:`discogym.core.session`), so every episode is logged, scored and stored the
+    same way. The environment is closed exactly once: by :meth:`finish`, or by :meth:`abandon`.
     """
 
     def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
@@ -89,6 +91,7 @@ class EpisodeRecorder:
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._clock = time.perf_counter()
         self.env: Env | None = None
+        self._env_closed = False
         self.events: list[Event] = []
         self.timings: list[StepTiming] = []
         self.brief = ""
@@ -129,12 +132,11 @@ class EpisodeRecorder:
     def open(self) -> Env:
         """Make the environment and read its brief and tools."""
         with self.blame(ENV_ERROR):
-            env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
-            self.brief = env.brief()
-            self.brief_images = env.brief_images()
-            self.tools = env.tool_specs()
-        self.env = env
-        return env
+            self.env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
+            self.brief = self.env.brief()
+            self.brief_images = self.env.brief_images()
+            self.tools = self.env.tool_specs()
+        return self.env
 
     def context(self) -> AgentContext:
         """What an agent is told at the start: the brief, the tools, its seed and the suite's text syntax."""
@@ -181,21 +183,45 @@ class EpisodeRecorder:
         if usage is not None:
             self.spent = self.spent + usage
 
-    def finish(self) -> tuple[Episode, EpisodeRuntime]:
-        """The scored, storable episode and its runtime sidecar."""
-        if self.error is None and self.env is not None:
-            if self.termination is None:
-                self.termination = self.env.termination
-            env_outcome: dict[str, Any] = {}
-            try:
-                with self.blame(ENV_ERROR):
-                    outcome = self.env.outcome()
-                    if not isinstance(outcome, dict):
-                        raise TypeError(f"outcome() returned {type(outcome).__name__}, not dict")
-                    env_outcome = json_safe(outcome)
-            except EpisodeStopped:
-                pass
+    def _read_outcome(self) -> dict[str, Any]:
+        """The environment's summary of the end, or {} when the episode ended with an error."""
+        if self.error is not None or self.env is None:
+            return {}
+        if self.termination is None:
+            self.termination = self.env.termination
+        try:
+            with self.blame(ENV_ERROR):
+                outcome = self.env.outcome()
+                if not isinstance(outcome, dict):
+                    raise TypeError(f"outcome() returned {type(outcome).__name__}, not dict")
+                safe: dict[str, Any] = json_safe(outcome)
+                return safe
+        except EpisodeStopped:
+            return {}
+
+    def _close_env(self, *, blamed: bool) -> None:
+        """Close the environment, once. When ``blamed``, a failure is the episode's environment error
+        (unless it already has an error); otherwise it is ignored."""
+        if self.env is None or self._env_closed:
+            return
+        self._env_closed = True
+        if blamed and self.error is None:
+            with suppress(EpisodeStopped), self.blame(ENV_ERROR):
+                self.env.close()
         else:
+            with suppress(Exception):
+                self.env.close()
+
+    def abandon(self) -> None:
+        """The episode will not be written (an infrastructure fault, an interrupt, a client gone): close the
+        environment, ignoring its errors, which would only hide why the episode was abandoned."""
+        self._close_env(blamed=False)
+
+    def finish(self) -> tuple[Episode, EpisodeRuntime]:
+        """Close the environment and return the scored, storable episode and its runtime sidecar."""
+        env_outcome = self._read_outcome()
+        self._close_env(blamed=True)
+        if self.error is not None:  # closing failed
             env_outcome = {}
         episode = storable(score_episode(self.suite, self._episode(env_outcome)))
         runtime = EpisodeRuntime(
@@ -227,6 +253,8 @@ class EpisodeRecorder:
             agent_seed=planned.agent_seed,
             model=planned.agent.model,
             agent_settings=self.agent_settings,
+            suite_version=self.suite.version,
+            task_hash=task_hash(planned.task),
         )
         return Episode(
             key=planned.key,
@@ -345,11 +373,16 @@ def _not_scored() -> Score:
 
 
 def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, EpisodeRuntime]:
-    """Play, score and audit one episode. Raises only InfrastructureError (and KeyboardInterrupt)."""
+    """Play, score and audit one episode. Raises only InfrastructureError (and KeyboardInterrupt); the
+    environment is closed whatever happens."""
     recorder = EpisodeRecorder(suite, planned)
     try:
-        recorder.open()
-        _agent_loop(recorder, _start_agent(recorder))
-    except EpisodeStopped:
-        pass
-    return recorder.finish()
+        try:
+            recorder.open()
+            _agent_loop(recorder, _start_agent(recorder))
+        except EpisodeStopped:
+            pass
+        return recorder.finish()
+    except BaseException:
+        recorder.abandon()
+        raise

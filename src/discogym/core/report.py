@@ -1,8 +1,15 @@
-"""Report building blocks: tables that render as markdown, HTML or JSON."""
+"""Report building blocks: tables that render as markdown, HTML or JSON, and the statistics every suite's
+tables share (means of present values, success rates, score components, intervals, grouping).
+
+The statistics use the standard library only: this module is imported whenever a suite is, and scipy's
+import alone takes about a second. The tests check them against scipy."""
 
 import html
+import math
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from statistics import NormalDist, fmean, stdev
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, Field
 
@@ -10,6 +17,7 @@ from discogym.core.episode import Episode
 
 AGENT_KEY_COLUMNS = ["agent", "model", "condition"]
 AgentKey = tuple[str, str, str]
+GroupKey = TypeVar("GroupKey", bound=tuple[str, ...])
 
 
 class ReportTable(BaseModel):
@@ -21,26 +29,117 @@ class ReportTable(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
-def by_agent(episodes: list[Episode]) -> list[tuple[AgentKey, list[Episode]]]:
-    """Episodes by (agent label, model, condition), in sorted order: the rows of a suite's own tables."""
-    groups: dict[AgentKey, list[Episode]] = defaultdict(list)
+def group_by(episodes: Iterable[Episode], key: Callable[[Episode], GroupKey]) -> list[tuple[GroupKey, list[Episode]]]:
+    """The episodes grouped by ``key`` (a tuple of strings), groups in sorted key order, each group in the
+    order the episodes came in."""
+    groups: dict[GroupKey, list[Episode]] = defaultdict(list)
     for episode in episodes:
-        key = episode.key
-        groups[(key.agent_label(), key.model or "-", key.condition)].append(episode)
-    return sorted(groups.items())
+        groups[key(episode)].append(episode)
+    return sorted(groups.items(), key=lambda item: item[0])
 
 
-def with_components(episodes: list[Episode]) -> list[Episode]:
-    """The episodes that ran to an end and carry the suite's score components."""
-    return [e for e in episodes if e.outcome.status != "error" and e.score.success is not None and e.score.components]
+def agent_key(episode: Episode) -> AgentKey:
+    """(agent label, model or ``-``, condition): the key of a row in a suite's own tables."""
+    return (episode.key.agent_label(), episode.key.model or "-", episode.key.condition)
+
+
+def by_agent(episodes: Iterable[Episode]) -> list[tuple[AgentKey, list[Episode]]]:
+    """Episodes by (agent label, model, condition), in sorted order: the rows of a suite's own tables."""
+    return group_by(episodes, agent_key)
+
+
+def agent_rows(episodes: Iterable[Episode], cells: Callable[[list[Episode]], list[Any]]) -> list[list[Any]]:
+    """One row per (agent, model, condition): the key's three cells, then ``cells`` of that group's episodes."""
+    return [[*key, *cells(members)] for key, members in by_agent(episodes)]
+
+
+def scored_episodes(episodes: Iterable[Episode]) -> list[Episode]:
+    """The episodes that ran to an end and were scored: not an error, with a score value, a success verdict
+    and the suite's score components. Episodes that ended in an error carry none of these."""
+    return [
+        e
+        for e in episodes
+        if e.outcome.status != "error"
+        and e.score.value is not None
+        and e.score.success is not None
+        and e.score.components
+    ]
+
+
+def present_mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are not None; None when no value is present."""
+    present = [value for value in values if value is not None]
+    return fmean(present) if present else None
+
+
+def mean_score(episodes: Iterable[Episode]) -> float | None:
+    """The mean score over the episodes that have one; None when none has."""
+    return present_mean(e.score.value for e in episodes)
+
+
+def success_rate(episodes: Iterable[Episode]) -> float | None:
+    """The fraction of successes among the episodes with a success verdict; None when none has one."""
+    return present_mean(None if e.score.success is None else float(e.score.success) for e in episodes)
+
+
+@overload
+def component_value(episode: Episode, name: str, missing: float) -> float: ...
+@overload
+def component_value(episode: Episode, name: str, missing: None = None) -> float | None: ...
+def component_value(episode: Episode, name: str, missing: float | None = None) -> float | None:
+    """Score component ``name`` as a number (booleans as 0 or 1); ``missing`` where it is absent, null or not
+    a number."""
+    value = episode.score.components.get(name)
+    return float(value) if isinstance(value, int | float) else missing
+
+
+def component_mean(episodes: Iterable[Episode], name: str, *, missing: float | None = None) -> float | None:
+    """The mean of score component ``name`` over the episodes. With ``missing=None`` episodes without it are
+    left out; with a number they count as that number. None when nothing is left to average."""
+    return present_mean(component_value(e, name, missing) for e in episodes)
+
+
+def standard_error(values: Sequence[float]) -> float | None:
+    """The standard error of the mean (sample standard deviation over the square root of n); None for fewer
+    than two values, where it is undefined."""
+    if len(values) < 2:
+        return None
+    return stdev(values) / math.sqrt(len(values))
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """The Wilson score interval for a success rate (no continuity correction); None for no trials.
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at 0 or n successes:
+    0 of 10 gives (0, 0.278) at 95%."""
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must lie between 0 and trials, got {successes} of {trials}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    if trials == 0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    rate, z2 = successes / trials, z * z
+    centre = (rate + z2 / (2 * trials)) / (1 + z2 / trials)
+    half_width = z / (1 + z2 / trials) * math.sqrt(rate * (1 - rate) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half_width), min(1.0, centre + half_width)
+
+
+def success_interval(episodes: Iterable[Episode], confidence: float = 0.95) -> tuple[float, float] | None:
+    """The Wilson interval of the success rate over the episodes with a success verdict; None when none has."""
+    verdicts = [e.score.success for e in episodes if e.score.success is not None]
+    return wilson_interval(sum(verdicts), len(verdicts), confidence)
 
 
 def format_cell(value: Any) -> str:
-    """How a cell reads in a table: floats to 3 decimals, None as a dash."""
+    """How a cell reads in a table: floats to 3 decimals, None as a dash, an interval (a list of two numbers)
+    as ``[low, high]``."""
     if value is None:
         return "-"
     if isinstance(value, float):
         return f"{value:.3f}"
+    if isinstance(value, list | tuple) and len(value) == 2 and all(isinstance(v, float) for v in value):
+        return f"[{value[0]:.3f}, {value[1]:.3f}]"
     return str(value)
 
 

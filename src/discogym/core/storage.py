@@ -59,6 +59,10 @@ class RunDir:
         atomic_write(self.runtime_path(episode.key), runtime.model_dump_json(indent=1) + "\n")
         atomic_write(self.episode_path(episode.key), episode.to_json())
 
+    def has_episode(self, key: EpisodeKey) -> bool:
+        """True when the episode with this key is finished (its file exists)."""
+        return self.episode_path(key).exists()
+
     def read_episode(self, key: EpisodeKey) -> Episode | None:
         """The finished episode with this key, or None if there is none (or its file is unreadable)."""
         path = self.episode_path(key)

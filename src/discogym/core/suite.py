@@ -1,9 +1,8 @@
 """Suites and their registry: the one object through which a benchmark plugs into the harness."""
 
-import importlib
 import os
 from abc import ABC, abstractmethod
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import ClassVar
 
@@ -11,6 +10,7 @@ from discogym.core.agent import AgentFactory
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
+from discogym.core.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
 from discogym.core.report import ReportTable
 from discogym.core.task import Condition, Task
 
@@ -27,6 +27,9 @@ class Suite(ABC):
     name: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    # Raise it when tasks, environments or scoring change so that old episodes are no longer comparable;
+    # it is recorded in every episode, and a resumed run refuses to mix episodes of two versions.
+    version: ClassVar[str] = "1"
 
     @abstractmethod
     def splits(self) -> list[str]:
@@ -78,61 +81,118 @@ class Suite(ABC):
         raise UserError(f"suite '{self.name}' has no condition '{name}'; valid conditions: {valid}")
 
 
-_SUITES: dict[str, Suite] = {}
-_discovered = False
+class _Registry:
+    """The suites this process knows: registered by hand or given by a plugin, each plugin loaded once."""
+
+    def __init__(self) -> None:
+        self.suites: dict[str, Suite] = {}
+        # what loading each plugin (an entry point's value, a DISCOGYM_SUITES reference) gave: its suite, or
+        # the one-line message of why it failed (None for a bare module, which registers its suites itself)
+        self.loaded: dict[str, Suite | str | None] = {}
+
+
+_registry = _Registry()
 
 
 def register_suite(suite: Suite) -> Suite:
     """Add a suite to the registry (replacing one of the same name) and return it."""
-    _SUITES[suite.name] = suite
+    _registry.suites[suite.name] = suite
     return suite
 
 
-def _register_loaded(target: object, origin: str) -> None:
-    if isinstance(target, type) and issubclass(target, Suite):
-        target = target()
-    if not isinstance(target, Suite):
-        raise UserError(f"{origin} does not name a discogym Suite (got {type(target).__name__})")
-    register_suite(target)
-
-
-def _load_reference(reference: str) -> None:
-    module_name, _, attribute = reference.partition(":")
+def _adopt(target: object, origin: str) -> Suite:
+    """Register the suite a plugin named (a Suite, or a Suite class to instantiate). A plugin never replaces a
+    suite already registered under the same name: the first one stays and the clash is a warning."""
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise UserError(f"cannot import suite module '{module_name}' from {EXTRA_SUITES_VARIABLE}: {err}") from None
-    if attribute:
-        if not hasattr(module, attribute):
-            raise UserError(f"module '{module_name}' has no attribute '{attribute}'")
-        _register_loaded(getattr(module, attribute), reference)
+        if isinstance(target, type) and issubclass(target, Suite):
+            target = target()
+    except Exception as err:  # the plugin's own constructor
+        raise PluginError(f"{origin} could not be made: {one_line(err)}") from err
+    if not isinstance(target, Suite):
+        raise PluginError(f"{origin} does not name a discogym Suite (got {type(target).__name__})")
+    kept = _registry.suites.setdefault(target.name, target)
+    if kept is not target:
+        warn(f"{origin} is a second suite named '{target.name}'; the first one is kept")
+    return kept
+
+
+def _load_point(point: EntryPoint) -> Suite:
+    """The suite an entry point gives, importing its module at most once; a PluginError if it is broken."""
+    if point.value not in _registry.loaded:
+        try:
+            target = load_entry_point(point, "suite")
+            _registry.loaded[point.value] = _adopt(target, f"suite plugin '{point.name}' ({point.value})")
+        except PluginError as err:
+            _registry.loaded[point.value] = str(err)
+    result = _registry.loaded[point.value]
+    if not isinstance(result, Suite):
+        raise PluginError(str(result))
+    return result
+
+
+def _load_references() -> None:
+    """Load the suites named in ``DISCOGYM_SUITES`` (each once), warning about those that are broken."""
+    for reference in (part.strip() for part in os.environ.get(EXTRA_SUITES_VARIABLE, "").split(",")):
+        key = f"{EXTRA_SUITES_VARIABLE}={reference}"
+        if not reference or key in _registry.loaded:
+            continue
+        try:
+            target = import_reference(reference, "suite", EXTRA_SUITES_VARIABLE)
+            loaded = None if target is None else _adopt(target, f"suite '{reference}' from {EXTRA_SUITES_VARIABLE}")
+            _registry.loaded[key] = loaded
+        except PluginError as err:
+            _registry.loaded[key] = str(err)
+            warn(str(err))
 
 
 def discover_suites() -> None:
-    """Load every suite once: the package's entry points (group ``discogym.suites``), then the
-    ``module:attribute`` references in the ``DISCOGYM_SUITES`` environment variable (comma-separated;
-    a bare module name is imported and may call :func:`register_suite` itself)."""
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
-        _register_loaded(point.load(), f"entry point '{point.name}'")
-    for reference in os.environ.get(EXTRA_SUITES_VARIABLE, "").split(","):
-        if reference.strip():
-            _load_reference(reference.strip())
+    """Load every suite: the entry points of group ``discogym.suites``, then the ``module:attribute``
+    references in the ``DISCOGYM_SUITES`` environment variable (comma-separated; a bare module name is
+    imported and may call :func:`register_suite` itself). A plugin that cannot be loaded is a one-line warning
+    on standard error, and the others still load."""
+    for point in plugin_points(ENTRY_POINT_GROUP):
+        try:
+            _load_point(point)
+        except PluginError as err:
+            warn(str(err))
+    _load_references()
 
 
 def all_suites() -> list[Suite]:
-    """Every registered suite, by name."""
+    """Every suite, by name (this loads every plugin)."""
     discover_suites()
-    return [_SUITES[name] for name in sorted(_SUITES)]
+    return [_registry.suites[name] for name in sorted(_registry.suites)]
+
+
+def _registered(name: str) -> Suite | None:
+    """The loaded suite called ``name``, else the first (by name) that has ``name`` as an alias."""
+    if name in _registry.suites:
+        return _registry.suites[name]
+    return next((s for _, s in sorted(_registry.suites.items()) if name in s.aliases), None)
 
 
 def get_suite(name: str) -> Suite:
-    """The suite called ``name`` or one of its aliases, or a UserError listing the known ones."""
-    for suite in all_suites():
-        if name == suite.name or name in suite.aliases:
-            return suite
-    known = ", ".join(s.name for s in all_suites()) or "(none registered)"
-    raise UserError(f"unknown suite '{name}'; known suites: {known}")
+    """The suite called ``name`` or one of its aliases, or a UserError listing the known ones.
+
+    Only the plugin of that suite is imported when an entry point carries ``name``: the suite's own, or one
+    of its aliases declared as a second entry point to the same object (see docs/writing-a-suite.md). Any
+    other name loads the ``DISCOGYM_SUITES`` references, then every plugin, before it is called unknown.
+    """
+    found = _registered(name)
+    if found is not None:
+        return found
+    for point in plugin_points(ENTRY_POINT_GROUP):
+        if point.name == name:
+            try:
+                return _load_point(point)
+            except PluginError as err:
+                raise UserError(str(err)) from None
+    _load_references()
+    found = _registered(name)
+    if found is None:
+        discover_suites()
+        found = _registered(name)
+    if found is None:
+        known = ", ".join(sorted(_registry.suites)) or "(none registered)"
+        raise UserError(f"unknown suite '{name}'; known suites: {known}")
+    return found

@@ -13,6 +13,7 @@ from typing import Any, Literal, get_origin
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema
 
 from discogym.core.jsonsafe import JsonDict, JsonValue
 
@@ -80,6 +81,28 @@ class ToolResult(BaseModel):
         return cls(ok=False, text=f"error: {message}", error=message, data=data)
 
 
+class _ModelFacingSchema(GenerateJsonSchema):
+    """pydantic's schema generator without the titles it makes up from field names ("Slot From")."""
+
+    def field_title_should_be_set(self, schema: object) -> bool:
+        return False
+
+
+def args_schema(args_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a tool's arguments, holding only what a model should read.
+
+    The fields' descriptions (and any title a suite gave a field on purpose) are kept: they are written for
+    the model. Left out are the titles pydantic makes up from field names ("Slot From"), and the title and
+    description of the argument model itself and of every model or enum under ``$defs``: class names and
+    docstrings are for developers. ``$defs`` and the ``$ref`` pointers into them are kept as they are.
+    """
+    schema = args_model.model_json_schema(schema_generator=_ModelFacingSchema)
+    for class_schema in [schema, *schema.get("$defs", {}).values()]:
+        class_schema.pop("title", None)
+        class_schema.pop("description", None)
+    return schema
+
+
 @dataclass(frozen=True)
 class Tool:
     """A tool of an environment: its public description plus the name of the method that runs it.
@@ -94,10 +117,8 @@ class Tool:
 
     @cached_property
     def parameters(self) -> dict[str, Any]:
-        """The JSON schema of the arguments (computed once per tool)."""
-        schema = self.args_model.model_json_schema()
-        schema.pop("title", None)
-        return schema
+        """The JSON schema of the arguments as a model reads it (computed once per tool): see :func:`args_schema`."""
+        return args_schema(self.args_model)
 
     def spec(self) -> ToolSpec:
         """The agent-facing description of this tool."""
@@ -105,6 +126,10 @@ class Tool:
 
 
 TOOL_MARKER = "__discogym_tool__"
+
+MCP_HARNESS_TOOLS: tuple[str, ...] = ("list_tasks", "start_task", "end_task")
+"""The tools the MCP server (``discogym mcp``) offers beside a suite's own: no suite tool may take one of
+these names. Kept here, in core, so that checks can read it without importing the mcp package."""
 
 
 def tool(

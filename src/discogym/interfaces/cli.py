@@ -3,19 +3,14 @@
 import signal
 import sys
 from enum import StrEnum
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 from typer.exceptions import TyperException
 
-from discogym import __version__
-from discogym.core.agent import AgentOptions, generic_agents
-from discogym.core.agent_lookup import agent_names
-from discogym.core.aggregate import RunReport, build_report
 from discogym.core.console import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
@@ -27,23 +22,31 @@ from discogym.core.console import (
     user_errors,
 )
 from discogym.core.errors import UserError
-from discogym.core.play import play_episode
-from discogym.core.plots import plots_available
-from discogym.core.progress import ProgressBar, RunListener
-from discogym.core.runner import RunConfig, Runner, RunSummary, plan_episode, plan_episodes
-from discogym.core.storage import RunDir
-from discogym.core.suite import Suite, all_suites, get_suite
+from discogym.interfaces.suite_commands import SuiteCommandsGroup
+
+# Start-up time: this module imports only what every invocation needs (`discogym --version` must not pay for
+# numpy or any suite). Each command imports the harness modules it uses in its body; the suites' own commands
+# are imported only when invoked (SuiteCommandsGroup).
+if TYPE_CHECKING:
+    from discogym.core.agent import AgentOptions
+    from discogym.core.aggregate import RunReport
+    from discogym.core.progress import RunListener
+    from discogym.core.runner import RunConfig, RunSummary
+    from discogym.core.suite import Suite
 
 app = typer.Typer(
     name="discogym",
     help="Measure how well AI agents do science: discover hidden rules by experiment, then use them.",
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=SuiteCommandsGroup,
 )
 
 
-def suite_document(suite: Suite) -> dict[str, Any]:
+def suite_document(suite: "Suite") -> dict[str, Any]:
     """What ``list --json`` says about one suite."""
+    from discogym.core.agent_lookup import agent_names
+
     return {
         "name": suite.name,
         "aliases": list(suite.aliases),
@@ -63,6 +66,8 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """List the suites, or the tasks of one suite."""
+    from discogym.core.suite import get_suite
+
     with user_errors():
         if suite is None:
             _list_suites(as_json)
@@ -71,6 +76,9 @@ def list_command(
 
 
 def _list_suites(as_json: bool) -> None:
+    from discogym.core.agent import generic_agents
+    from discogym.core.suite import all_suites
+
     suites = all_suites()
     agents = [{"name": a.name, "description": a.description} for a in generic_agents()]
     if as_json:
@@ -94,7 +102,7 @@ def _list_suites(as_json: bool) -> None:
     stdout.print("Agents for every suite: " + "; ".join(f"{a['name']} ({a['description']})" for a in agents))
 
 
-def _list_tasks(suite: Suite, split: str | None, as_json: bool) -> None:
+def _list_tasks(suite: "Suite", split: str | None, as_json: bool) -> None:
     chosen = split or suite.splits()[0]
     tasks = suite.tasks(chosen)
     if as_json:
@@ -129,9 +137,11 @@ def requested_agents(
     options: dict[str, str],
     token_limit: int | None,
     cost_limit: float | None,
-) -> list[AgentOptions]:
+) -> list["AgentOptions"]:
     """One agent per (``--agent``, ``--model``) pair; ``--model`` alone means ``--agent llm``. Agents that
     take no model lose it (and the budgets) when the run is configured."""
+    from discogym.core.agent import AgentOptions
+
     names = agents or (["llm"] if models else ["reference"])
     return [
         AgentOptions(name=name, model=model, options=options, token_limit=token_limit, cost_limit=cost_limit)
@@ -140,7 +150,7 @@ def requested_agents(
     ]
 
 
-def run_summary_document(summary: RunSummary) -> dict[str, Any]:
+def run_summary_document(summary: "RunSummary") -> dict[str, Any]:
     """What ``run --json`` prints."""
     scores = summary.scores
     return {
@@ -156,9 +166,11 @@ def run_summary_document(summary: RunSummary) -> dict[str, Any]:
 
 
 def execute_run(
-    suite: Suite, config: RunConfig, out: Path, workers: int, retries: int, listener: RunListener
-) -> RunSummary:
+    suite: "Suite", config: "RunConfig", out: Path, workers: int, retries: int, listener: "RunListener"
+) -> "RunSummary":
     """Run, turning Ctrl-C into a clear message and exit code."""
+    from discogym.core.runner import Runner
+
     runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener)
     previous_term = signal.signal(signal.SIGTERM, runner.interrupt)  # `kill PID` stops as cleanly as Ctrl-C
     previous_int = signal.signal(signal.SIGINT, runner.interrupt)
@@ -174,7 +186,7 @@ def execute_run(
         signal.signal(signal.SIGINT, previous_int)
 
 
-def report_incomplete(summary: RunSummary) -> None:
+def report_incomplete(summary: "RunSummary") -> None:
     """Tell the user which episodes were left unfinished and exit non-zero if any were."""
     if summary.complete:
         return
@@ -218,6 +230,10 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
+    from discogym.core.progress import ProgressBar, RunListener
+    from discogym.core.runner import RunConfig
+    from discogym.core.suite import get_suite
+
     with user_errors():
         suite = get_suite(suite_name)
         requested = requested_agents(agent, model, parse_agent_options(agent_opt or []), token_limit, cost_limit)
@@ -260,6 +276,11 @@ def report(
     as_json: JsonOption = False,
 ) -> None:
     """Aggregate a run's episodes into tables (markdown on stdout) and plots (PNG)."""
+    from discogym.core.aggregate import build_report
+    from discogym.core.plots import plots_available
+    from discogym.core.storage import RunDir
+    from discogym.core.versions import mixed_versions
+
     with user_errors():
         if no_plots:
             plots = None
@@ -268,10 +289,15 @@ def report(
         built = build_report(run_dir, rescore=rescore, plots_dir=plots)
         if html is not None:
             html.write_text(built.html(), encoding="utf-8")
+        mixed = mixed_versions(RunDir(run_dir))
+    if mixed is not None:
+        stderr.print(f"[yellow]warning:[/] {escape(mixed)}", highlight=False)
+    for line in built.warnings:  # episodes whose cached outcome disagrees with the verdict from their log
+        stderr.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
     if as_json:
-        print_json(built.model_dump(mode="json"))
+        print_json({**built.model_dump(mode="json"), "warnings": [*built.warnings, *([mixed] if mixed else [])]})
     else:
-        sys.stdout.write(built.markdown())
+        sys.stdout.write(built.markdown() + (f"\n**warning:** {mixed}\n" if mixed else ""))
 
 
 @app.command()
@@ -285,6 +311,8 @@ def sweep(
     as_json: JsonOption = False,
 ) -> None:
     """The main job: every suite's default task set with its reference agent, offline, then the reports."""
+    from discogym.core.suite import all_suites, get_suite
+
     with user_errors():
         chosen = [get_suite(name) for name in suites] if suites else all_suites()
         if not chosen:
@@ -306,11 +334,46 @@ def sweep(
         report_incomplete(summary)
 
 
-def _sweep_suite(suite: Suite, out: Path, workers: int, quiet: bool) -> tuple[RunSummary, RunReport]:
+def _sweep_suite(suite: "Suite", out: Path, workers: int, quiet: bool) -> tuple["RunSummary", "RunReport"]:
+    from discogym.core.aggregate import build_report
+    from discogym.core.plots import plots_available
+    from discogym.core.progress import ProgressBar, RunListener
+    from discogym.core.runner import RunConfig
+
     config = RunConfig.for_suite(suite)
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
     summary = execute_run(suite, config, out, workers, 0, listener)
     return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
+
+
+@app.command("check-suite")
+def check_suite_command(
+    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    episodes: Annotated[
+        int, typer.Option(min=1, help="Tasks of the default split to open and to play twice with the random agent.")
+    ] = 3,
+    max_steps: Annotated[int, typer.Option(min=1, help="Calls after which a random episode is cut.")] = 40,
+    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Seed of the environments and episodes.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Check that a suite keeps the harness's rules: stable tasks, deterministic environments and episodes,
+    scores that recompute, no ground truth in what agents see, clean tool schemas. Exit 1 if it breaks one."""
+    from discogym.core.conformance import CHECKS, check_suite
+    from discogym.core.suite import get_suite
+
+    with user_errors():
+        suite = get_suite(suite_name)
+        with stderr.status(f"checking suite {suite.name}"):
+            findings = check_suite(suite, episodes=episodes, max_steps=max_steps, seed=seed)
+    if as_json:
+        print_json({"suite": suite.name, "checks": CHECKS, "findings": [f.model_dump() for f in findings]})
+    else:
+        for finding in findings:
+            stdout.print(f"[red]FAIL[/] {escape(str(finding))}", highlight=False)
+        verdict = f"{len(findings)} problem(s) found" if findings else "conforms"
+        stderr.print(f"{suite.name}: {len(CHECKS)} checks, {verdict}", highlight=False)
+    if findings:
+        raise typer.Exit(1)
 
 
 class Transport(StrEnum):
@@ -333,6 +396,8 @@ def mcp_command(
     out: Annotated[Path | None, typer.Option(help="Run directory for the episodes (default: runs/mcp/SUITE).")] = None,
 ) -> None:
     """Serve a suite's tasks and tools to MCP clients; every episode they play is written like a run's."""
+    from discogym.core.suite import get_suite
+
     with user_errors():
         suite = get_suite(suite_name)
         try:
@@ -364,6 +429,12 @@ def play(
     out: Annotated[Path | None, typer.Option(help="Run directory for the episode (default: runs/play/SUITE).")] = None,
 ) -> None:
     """Play one task yourself in the terminal; the episode is scored and written like any other."""
+    from discogym.core.planning import plan_next_free
+    from discogym.core.play import play_episode
+    from discogym.core.runner import RunConfig, plan_episodes
+    from discogym.core.storage import RunDir
+    from discogym.core.suite import get_suite
+
     with user_errors():
         suite = get_suite(suite_name)
         config = RunConfig.for_suite(
@@ -371,11 +442,9 @@ def play(
         )
         out = out or Path("runs") / "play" / suite.name
         run_dir = RunDir(out)
-        planned = plan_episodes(suite, config)[0]
-        repeat = 0
-        while run_dir.episode_path(planned.key).exists():  # each game is a new repeat
-            repeat += 1
-            planned = plan_episode(suite.name, planned.task, planned.condition, planned.agent, repeat, seed)
+        first = plan_episodes(suite, config)[0]
+        # Each game is a new repeat.
+        planned = plan_next_free(suite.name, first.task, first.condition, first.agent, seed, run_dir.has_episode)
         episode, runtime = play_episode(suite, planned)
         run_dir.write_episode(episode, runtime)
     score = episode.score
@@ -387,22 +456,11 @@ def play(
     )
 
 
-COMMANDS_ENTRY_POINT_GROUP = "discogym.commands"
-
-
-def mount_suite_commands() -> None:
-    """Add each suite's maintenance commands (``discogym petri validate``, ...): every entry point of the
-    ``discogym.commands`` group is a typer app, mounted under its entry point's name."""
-    for point in sorted(entry_points(group=COMMANDS_ENTRY_POINT_GROUP), key=lambda p: p.name):
-        app.add_typer(point.load(), name=point.name)
-
-
-mount_suite_commands()
-
-
 def version_callback(value: bool) -> None:
     """Print the version and exit."""
     if value:
+        from discogym import __version__
+
         stdout.print(f"discogym {__version__}")
         raise typer.Exit()
 

@@ -11,9 +11,16 @@ from discogym.suites.autumn.suite import autumn_task
 from tests.conftest import run_discogym
 
 
-def env_for(task_id: str, condition: str = "text"):
+def task_id(env: str, kind: str) -> str:
+    """The id of an environment's task of a kind (ids do not name the kind: the ground truth does)."""
+    return next(
+        t.id for t in get_suite("autumn").tasks("all") if autumn_task(t).env == env and autumn_task(t).kind == kind
+    )
+
+
+def env_for(env: str, kind: str, condition: str = "text"):
     suite = get_suite("autumn")
-    task = next(t for t in suite.tasks("all") if t.id == task_id)
+    task = next(t for t in suite.tasks("all") if t.id == task_id(env, kind))
     return task, suite.make_env(task, suite.condition(condition), seed=0)
 
 
@@ -43,7 +50,7 @@ def test_the_random_agent_runs_every_task_without_errors(tmp_path):
 
 
 def test_interaction_then_test_phases_and_their_errors():
-    _, env = env_for("counter-planning")
+    _, env = env_for("counter", "planning")
     assert "Interaction phase" in env.brief() and "frame 0:" in env.brief()
     assert not env.call("act", {"action": "jump"}).ok
     assert not env.call("act", {"action": "click 99 0"}).ok
@@ -57,7 +64,7 @@ def test_interaction_then_test_phases_and_their_errors():
 
 
 def test_the_step_cap_ends_the_interaction_phase():
-    _, env = env_for("ball-mfp")
+    _, env = env_for("ball", "mfp")
     env.presentation = env.presentation.model_copy(update={"interaction_steps": 3})
     for _ in range(2):
         assert "Test:" not in env.call("act", {"action": "noop"}).text
@@ -65,13 +72,13 @@ def test_the_step_cap_ends_the_interaction_phase():
 
 
 def test_frame_stacking_shows_every_frame():
-    _, env = env_for("ball-mfp", "framestack")
+    _, env = env_for("ball", "mfp", "framestack")
     text = env.call("act", {"action": "noop"}).text
     assert text.count("frame ") == 8  # the action and FRAME_RATE - 1 = 7 noops
 
 
 def test_mfp_frames_are_masked_and_the_answer_is_not_shown():
-    task, env = env_for("gravity-mfp")
+    task, env = env_for("gravity", "mfp")
     challenge = autumn_task(task).challenge
     assert isinstance(challenge, MfpTask)
     text = env.call("go_to_test", {}).text
@@ -83,7 +90,7 @@ def test_mfp_frames_are_masked_and_the_answer_is_not_shown():
 
 
 def test_change_detection_needs_the_signal_before_the_frame():
-    task, env = env_for("counter-cd")
+    task, env = env_for("counter", "cd")
     challenge = autumn_task(task).challenge
     assert isinstance(challenge, ChangeTask)
     env.call("go_to_test", {})
@@ -94,9 +101,9 @@ def test_change_detection_needs_the_signal_before_the_frame():
     assert env.call("choose_frame", {"index": 1}).done
 
 
-@pytest.mark.parametrize("task_id", ["water-cd", "push-planning", "particles-mfp"])
-def test_nothing_the_agent_sees_gives_the_answer_away(task_id):
-    task, env = env_for(task_id)
+@pytest.mark.parametrize(("name", "kind"), [("water", "cd"), ("push", "planning"), ("particles", "mfp")])
+def test_nothing_the_agent_sees_gives_the_answer_away(name, kind):
+    task, env = env_for(name, kind)
     challenge = autumn_task(task).challenge
     texts = [env.brief(), json.dumps(task.params), task.brief]
     for action in ["noop", "left", "click 2 2"]:
@@ -144,7 +151,7 @@ def test_a_model_plays_with_the_text_syntax(tmp_path, monkeypatch):
     with FakeEndpoint() as fake:
         fake.script.extend([Say("I will try the arrows.\nleft"), Say("hmm"), Say("test"), Say("answer 2")])
         agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite"})
-        Runner(suite, RunConfig.for_suite(suite, [agent], split="mfp", tasks=["ball-mfp"]), tmp_path).run()
+        Runner(suite, RunConfig.for_suite(suite, [agent], split="mfp", tasks=[task_id("ball", "mfp")]), tmp_path).run()
         texts = conversation_texts(fake.requests[-1].body)
     assert "frame N | answer K" in texts[0]  # the syntax is the system prompt
     assert any("Interaction phase" in t and "frame 0:" in t for t in texts)

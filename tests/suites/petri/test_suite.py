@@ -25,10 +25,10 @@ def run(out: Path, split: str, *agents: str) -> dict[tuple[str, str], Episode]:
 
 @pytest.mark.parametrize("split", sorted(PINNED))
 def test_ofat_earns_the_pinned_score_on_every_task_and_adaptive_at_least_as_much(tmp_path, split):
-    episodes = run(tmp_path, split, "ofat", "adaptive", "random")
+    episodes = run(tmp_path, split, "ofat", "adaptive", "guess")
     tasks = {task for _, task in episodes}
     for task in tasks:
-        ofat, adaptive, guess = (episodes[(agent, task)] for agent in ("ofat", "adaptive", "random"))
+        ofat, adaptive, guess = (episodes[(agent, task)] for agent in ("ofat", "adaptive", "guess"))
         assert ofat.score.value == PINNED[split], task
         assert (adaptive.score.value or 0.0) >= PINNED[split], task
         for solver in (ofat, adaptive):
@@ -76,7 +76,7 @@ def test_only_the_suites_own_solvers_get_the_privileged_hints(monkeypatch):
 
 
 def test_the_report_has_the_papers_tables(tmp_path):
-    run(tmp_path, "pilot-v0", "ofat", "random")
+    run(tmp_path, "pilot-v0", "ofat", "guess")
     from discogym.core.aggregate import build_report
 
     tables = {table.title: table for table in build_report(tmp_path).tables}
@@ -84,8 +84,8 @@ def test_the_report_has_the_papers_tables(tmp_path):
     overall = {row[0]: row for row in tiers.rows if row[1] == "all"}
     assert overall["ofat"][3] == 92.5 and overall["ofat"][5] == 1.0 and overall["ofat"][6] == 3.0
     (pair,) = tables["petri: paired comparisons (Wilcoxon signed-rank over tasks, Holm across pairs)"].rows
-    assert pair[:3] == ["ofat", "random", 6] and float(pair[5]) == pytest.approx(0.03125, rel=0.01) and pair[6] is True
+    assert pair[:3] == ["guess", "ofat", 6] and float(pair[5]) == pytest.approx(0.03125, rel=0.01) and pair[6] is True
     taxonomy = tables["petri: failure taxonomy (episodes per flag)"]
     unbacked = taxonomy.columns.index("unbacked")
-    assert {row[0]: row[unbacked] for row in taxonomy.rows} == {"ofat": 0, "random": 6}
+    assert {row[0]: row[unbacked] for row in taxonomy.rows} == {"ofat": 0, "guess": 6}
     assert tables["petri: difficulty band against outcome"].rows

@@ -15,7 +15,7 @@ TARGET = SIM.metrics.index(SIM.target)
 
 
 def _state(x: list[float], y: list[float], theta: list[float]) -> swarm._State:
-    return swarm._State(np.array([x]), np.array([y]), np.array([theta]))
+    return swarm._State.from_angles(np.array([x]), np.array([y]), np.array([theta]))
 
 
 def _pairs_of(state: swarm._State) -> swarm._Pairs:
@@ -65,11 +65,11 @@ def test_a_step_moves_every_agent_by_exactly_the_speed_and_stays_in_the_box():
     state, noise = swarm._initial(config, np.array([3, 4]))
     replicates, n = state.x.shape
     pairs = swarm._Pairs(*(np.empty((replicates, n, n)) for _ in range(3)))
-    after = swarm._step(state, swarm._pairs(state, pairs), noise[0], config)
+    after = swarm._step(state, swarm._pairs(state, pairs), (noise[0][0], noise[1][0]), config)
     moved = np.hypot(swarm._wrap(after.x - state.x), swarm._wrap(after.y - state.y))
     assert np.allclose(moved, 0.15)
     assert ((after.x >= 0) & (after.x < swarm.BOX) & (after.y >= 0) & (after.y < swarm.BOX)).all()
-    assert ((after.theta >= -np.pi) & (after.theta <= np.pi)).all()
+    assert np.allclose(np.hypot(after.ux, after.uy), 1.0, rtol=0, atol=1e-12)
 
 
 def test_distances_use_the_minimum_image():
@@ -92,10 +92,10 @@ def test_milling_is_one_for_a_ring_and_small_for_a_parallel_flock():
     angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
     ring = _state(list(2 + np.cos(angles)), list(2 + np.sin(angles)), list(angles + np.pi / 2))
     assert swarm._milling(ring)[0] == pytest.approx(1.0)
-    assert swarm._polarization(ring.theta)[0] == pytest.approx(0.0, abs=1e-12)
+    assert swarm._polarization(ring)[0] == pytest.approx(0.0, abs=1e-12)
     parallel = _state(list(2 + np.cos(angles)), list(2 + np.sin(angles)), [0.3] * 16)
     assert swarm._milling(parallel)[0] == pytest.approx(0.0, abs=1e-12)
-    assert swarm._polarization(parallel.theta)[0] == pytest.approx(1.0)
+    assert swarm._polarization(parallel)[0] == pytest.approx(1.0)
 
 
 def test_same_seeds_give_identical_numbers_and_a_row_depends_only_on_its_seed():
@@ -148,3 +148,12 @@ def test_validation_checks_all_pass_and_the_plot_is_written(validation):
         assert check.simulation == "swarm" and check.reference and check.threshold and check.caveat
         assert check.passed, (check.name, check.measured, check.threshold)
     assert (plot_dir / "swarm.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_noise_turns_the_steering_direction_by_exactly_its_angle():
+    config = SIM.resolve({"alignment_weight": 0.0, "cohesion_weight": 0.0, "separation_weight": 0.0})
+    state = _state([0.5, 2.5], [0.5, 2.5], [0.3, -2.0])
+    turn = np.array([[0.25, -1.0]])
+    after = swarm._step(state, _pairs_of(state), (np.sin(turn[0]), np.cos(turn[0])), config)
+    headings = np.arctan2(after.uy, after.ux)[0]
+    assert headings == pytest.approx(np.array([0.55, -3.0]), abs=1e-12)

@@ -7,7 +7,7 @@ import pytest
 
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import BUTTON, HORIZONTAL, Block, Pos, make_block, parse_block
-from discogym.suites.redstone.compiled import available
+from discogym.suites.redstone.compiled import Core, available
 from discogym.suites.redstone.engine import BACKEND_VARIABLE, Backend, Simulator
 from discogym.suites.redstone.world import World
 
@@ -82,7 +82,8 @@ def run(world: World, backend: Backend, seed: int) -> tuple[object, ...]:
         except UserError as error:
             refused.append(str(error))
     sim.run(250 - sim.time, still_there(sim, presses))
-    return sim.trace, sim.snapshot().to_text(), sim.pending, sim.time, refused
+    # the whole running state too: pending ticks in order, the schedule counter, torch burnout log, states
+    return sim.trace, sim.snapshot().to_text(), sim.engine_state(), refused
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -110,7 +111,7 @@ def test_a_clock_gives_the_same_trace_over_many_periods() -> None:
     for backend in ("python", "compiled"):
         sim = Simulator(World(blocks), backend=backend)
         sim.run(1000)
-        results.append((sim.trace, sim.snapshot().to_text(), sim.pending))
+        results.append((sim.trace, sim.snapshot().to_text(), sim.engine_state()))
     assert results[0] == results[1]
     assert sum(change.pos == (1, 1, 0) for change in results[0][0]) > 50  # the lamp keeps blinking
 
@@ -122,3 +123,20 @@ def test_the_backend_variable_is_checked(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv(BACKEND_VARIABLE, "fast")
     with pytest.raises(UserError, match="must be auto, compiled or python"):
         Simulator(World())
+
+
+def test_a_core_built_from_the_public_topology_and_state_carries_on_like_the_simulator() -> None:
+    # Taken mid-run, with ticks pending: the core gets only Simulator.topology and Simulator.engine_state().
+    world = random_world(4)
+    sim = Simulator(world, backend="python")
+    buttons = [pos for pos, block in world if block.id == BUTTON]
+    sim.press(buttons[0])
+    sim.run(5)
+    state = sim.engine_state()
+    assert state.scheduled and state.time == 5 and state.recording
+    core = Core(sim.topology, state)
+    assert core.state() == state
+    core.run(60)
+    sim.run(60)
+    assert core.state() == sim.engine_state()
+    assert core.state().time == 65

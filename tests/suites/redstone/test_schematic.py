@@ -3,6 +3,7 @@
 import gzip
 import io
 import itertools
+from pathlib import Path
 
 import nbtlib
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from nbtlib import ByteArray, Compound, File, Int, IntArray, List, Short, String
 
 from discogym.core.errors import UserError
-from discogym.suites.redstone.blocks import HORIZONTAL, Block, Pos, make_block, offset
+from discogym.suites.redstone.blocks import HORIZONTAL, PROPERTIES, Block, Pos, game_id, make_block, offset
 from discogym.suites.redstone.schematic import (
     DATA_VERSION,
     block_state,
@@ -24,8 +25,52 @@ from discogym.suites.redstone.schematic import (
 )
 from discogym.suites.redstone.world import World
 
-REPEATER_WEST = "minecraft:redstone_repeater[delay=2,facing=west,locked=false,powered=false]"
+REPEATER_WEST = "minecraft:repeater[delay=2,facing=west,locked=false,powered=false]"  # as the game names it
 WIRE_STATES = ("none", "side", "up")
+BOOLEAN = ("true", "false")
+FACING = ("north", "south", "west", "east")
+# The game's block ids, properties and values for the palette (Java Edition 1.21), default value first, from the
+# game's block report (``java -DbundlerMainClass=net.minecraft.data.Main -jar server.jar --reports``, file
+# reports/blocks.json), as republished in PrismarineJS/minecraft-data, data/pc/1.21.1/blocks.json (the file its
+# dataPaths.json names for 1.21). Written out here, independent of the module's tables.
+GAME_BLOCKS: dict[str, dict[str, tuple[str, ...]]] = {
+    "minecraft:air": {},
+    "minecraft:stone": {},
+    "minecraft:glass": {},
+    "minecraft:redstone_lamp": {"lit": ("false", "true")},
+    "minecraft:redstone_wire": {
+        "east": ("none", "side", "up"),
+        "north": ("none", "side", "up"),
+        "power": tuple(str(n) for n in range(16)),
+        "south": ("none", "side", "up"),
+        "west": ("none", "side", "up"),
+    },
+    "minecraft:repeater": {
+        "delay": ("1", "2", "3", "4"),
+        "facing": FACING,
+        "locked": ("false", "true"),
+        "powered": ("false", "true"),
+    },
+    "minecraft:redstone_torch": {"lit": BOOLEAN},
+    "minecraft:redstone_wall_torch": {"facing": FACING, "lit": BOOLEAN},
+    "minecraft:stone_button": {"face": ("wall", "floor", "ceiling"), "facing": FACING, "powered": ("false", "true")},
+}
+# The palette's name for each block where the game's differs (the paper's, kept by the task files).
+PAPER_NAMES = {"minecraft:repeater": "minecraft:redstone_repeater"}
+
+
+def as_game_writes(state: str) -> str:
+    """A palette block state with the game's id (the test's own conversion, independent of the module's)."""
+    name, bracket, rest = state.partition("[")
+    game = {paper: game for game, paper in PAPER_NAMES.items()}.get(name, name)
+    return game + bracket + rest
+
+
+def split_state(state: str) -> tuple[str, dict[str, str]]:
+    """``minecraft:id[k=v,...]`` as (id, properties)."""
+    name, _, rest = state.partition("[")
+    props = dict(part.split("=") for part in rest.rstrip("]").split(",") if part)
+    return name, props
 
 
 def palette_world() -> World:
@@ -97,16 +142,20 @@ def gzip_nbt(root: File) -> bytes:
 
 def test_fixture_world_is_rich(world):
     states = {block_state(block) for _, block in world}
-    assert {block.id for _, block in world} == {
-        "minecraft:stone",
-        "minecraft:glass",
-        "minecraft:redstone_lamp",
-        "minecraft:redstone_wire",
-        "minecraft:redstone_repeater",
-        "minecraft:redstone_torch",
-        "minecraft:redstone_wall_torch",
-        "minecraft:stone_button",
-    }
+    assert (
+        {block.id for _, block in world}
+        == {PAPER_NAMES.get(name, name) for name in GAME_BLOCKS} - {"minecraft:air"}
+        == {
+            "minecraft:stone",
+            "minecraft:glass",
+            "minecraft:redstone_lamp",
+            "minecraft:redstone_wire",
+            "minecraft:redstone_repeater",
+            "minecraft:redstone_torch",
+            "minecraft:redstone_wall_torch",
+            "minecraft:stone_button",
+        }
+    )
     assert len(states) > 200
     low, high = world.bounds()
     assert min(low) < 0 and max(high) > 0
@@ -164,14 +213,14 @@ def test_schem_is_gzipped_sponge_v3_nbt(world, tmp_path):
         x, y, z = pos[0] - lx, pos[1] - ly, pos[2] - lz
         return by_index[cells[x + z * width + y * width * length]]
 
-    repeater = next(pos for pos, block in world if str(block) == REPEATER_WEST)
+    repeater = next(pos for pos, block in world if as_game_writes(str(block)) == REPEATER_WEST)
     assert state_at(repeater) == REPEATER_WEST
-    high_index = next(pos for pos, block in world if palette[str(block)] > 127)
-    assert state_at(high_index) == str(world.blocks[high_index])
+    high_index = next(pos for pos, block in world if palette[as_game_writes(str(block))] > 127)
+    assert state_at(high_index) == as_game_writes(str(world.blocks[high_index]))
     assert state_at((-30, 1, 0)) == "minecraft:redstone_lamp[lit=true]"
     assert state_at((lx, ly, lz)) == "minecraft:air"
     for pos, block in world:
-        assert state_at(pos) == str(block)
+        assert state_at(pos) == as_game_writes(str(block))
     assert sum(1 for cell in cells if cell != 0) == len(world)
 
 
@@ -211,7 +260,7 @@ def test_litematic_layout(world, tmp_path):
     repeater = [
         {str(k): str(v) for k, v in entry["Properties"].items()}
         for entry in palette
-        if str(entry["Name"]) == "minecraft:redstone_repeater"
+        if str(entry["Name"]) == "minecraft:repeater"
     ]
     assert {"delay": "2", "facing": "west", "locked": "false", "powered": "false"} in repeater
 
@@ -230,9 +279,10 @@ def test_palette_strings_are_full_and_sorted():
     partial = Block("minecraft:redstone_repeater", (("facing", "west"), ("delay", "2")))
     assert block_state(partial) == REPEATER_WEST
     assert block_state(make_block("stone")) == "minecraft:stone"
-    assert parse_block_state("redstone_repeater[facing=west,delay=2]") == make_block(
-        "redstone_repeater", facing="west", delay="2"
-    )
+    expected = make_block("redstone_repeater", facing="west", delay="2")
+    assert expected.id == "minecraft:redstone_repeater"  # held under the paper's name
+    assert parse_block_state("redstone_repeater[facing=west,delay=2]") == expected
+    assert parse_block_state("minecraft:repeater[facing=west,delay=2]") == expected
     assert parse_block_state("minecraft:cave_air") is None
     with pytest.raises(UserError, match="create:shaft is not in the redstone palette"):
         parse_block_state("create:shaft[axis=y]")
@@ -376,3 +426,74 @@ def test_every_wire_connection_survives(tmp_path):
     world = World(blocks)
     write_schematic(world, tmp_path / "wires.schem")
     assert read_schematic(tmp_path / "wires.schem").blocks == world.blocks
+
+
+def exported_states(path: Path) -> list[tuple[str, dict[str, str]]]:
+    """The (id, properties) of every palette entry of a schematic file, read with nbtlib alone."""
+    root = nbtlib.load(path)
+    if path.suffix == ".litematic":
+        (region,) = root["Regions"].values()
+        return [
+            (str(entry["Name"]), {str(k): str(v) for k, v in entry.get("Properties", {}).items()})
+            for entry in region["BlockStatePalette"]
+        ]
+    body = root.get("Schematic", root)
+    palette = body["Blocks"]["Palette"] if "Blocks" in body else body["Palette"]
+    return [split_state(str(state)) for state in palette]
+
+
+@pytest.mark.parametrize(("name", "version"), [("world.schem", 3), ("world.schem", 2), ("world.litematic", 3)])
+def test_exports_write_the_games_ids_properties_and_values(world, tmp_path, name, version):
+    path = tmp_path / name
+    write_schematic(world, path, sponge_version=version)
+    states = exported_states(path)
+    for block_id, props in states:
+        assert block_id in GAME_BLOCKS, f"{block_id} is not one of the game's ids"
+        assert set(props) == set(GAME_BLOCKS[block_id]), f"{block_id} does not carry the game's properties"
+        for key, value in props.items():
+            assert value in GAME_BLOCKS[block_id][key], f"{block_id}[{key}={value}] is not a value of the game's"
+    assert {block_id for block_id, _ in states} == set(GAME_BLOCKS)  # every palette block, and air
+    assert ("minecraft:repeater", {"delay": "2", "facing": "west", "locked": "false", "powered": "false"}) in states
+    # and read back under the paper's name
+    assert read_schematic(path).blocks == world.blocks
+
+
+def test_the_palette_has_the_games_properties_values_and_defaults():
+    assert {game_id(block_id) for block_id in PROPERTIES} == set(GAME_BLOCKS)
+    for block_id, props in PROPERTIES.items():
+        game = GAME_BLOCKS[game_id(block_id)]
+        assert {key: set(values) for key, values in props.items()} == {key: set(values) for key, values in game.items()}
+        defaults = tuple(sorted((key, values[0]) for key, values in game.items()))
+        assert make_block(block_id) == Block(block_id, defaults)
+
+
+def repeater_schematic(path: Path, name: str) -> None:
+    """Stone, a repeater named ``name`` and a lamp, in a schematic another tool might have written."""
+    if path.suffix == ".litematic":
+        litemapy = pytest.importorskip("litemapy")
+        region = litemapy.Region(0, 0, 0, 2, 2, 1)
+        region[0, 0, 0] = region[1, 0, 0] = litemapy.BlockState("minecraft:stone")
+        region[0, 1, 0] = litemapy.BlockState(name, delay="3", facing="west", locked="false", powered="false")
+        region[1, 1, 0] = litemapy.BlockState("minecraft:redstone_lamp", lit="false")
+        region.as_schematic(name="r").save(str(path))
+        return
+    palette = {
+        "minecraft:air": 0,
+        "minecraft:stone": 1,
+        f"{name}[delay=3,facing=west,locked=false,powered=false]": 2,
+        "minecraft:redstone_lamp[lit=false]": 3,
+    }
+    path.write_bytes(gzip_nbt(handmade_v3(palette, [1, 1, 2, 3], (2, 2, 1), Offset=IntArray([0, 0, 0]))))
+
+
+@pytest.mark.parametrize("suffix", [".schem", ".litematic"])
+def test_both_repeater_names_import_as_the_same_world(tmp_path, suffix):
+    worlds = []
+    for number, name in enumerate(("minecraft:repeater", "minecraft:redstone_repeater")):
+        path = tmp_path / f"repeater{number}{suffix}"
+        repeater_schematic(path, name)
+        worlds.append(read_schematic(path))
+    assert worlds[0].blocks == worlds[1].blocks
+    assert worlds[0].blocks[(0, 1, 0)] == make_block("redstone_repeater", delay="3", facing="west")
+    assert worlds[0].blocks[(0, 1, 0)].id == "minecraft:redstone_repeater"
+    assert len(worlds[0]) == 4

@@ -9,6 +9,7 @@ import pytest
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import make_block, parse_block
 from discogym.suites.redstone.engine import Simulator
+from discogym.suites.redstone.env import parse_action
 from discogym.suites.redstone.world import World, parse_world
 from tests.conftest import REPO, cli_environment, run_discogym
 from tests.suites.redstone.circuits import build
@@ -29,6 +30,22 @@ def test_blocks_parse_with_defaults_and_clear_errors():
     ]:
         with pytest.raises(UserError, match=message):
             parse_block(bad)
+
+
+def test_world_files_take_the_repeater_under_the_papers_and_the_games_name():
+    lines = "0 0 0 stone\n1 0 0 stone\n0 1 0 {}[facing=west,delay=2]\n1 1 0 redstone_lamp\n"
+    papers = parse_world(lines.format("minecraft:redstone_repeater"))
+    for name in ("minecraft:repeater", "repeater", "redstone_repeater"):
+        assert parse_world(lines.format(name)).blocks == papers.blocks
+    rows = [
+        {"pos": [0, 0, 0], "block": "stone"},
+        {"pos": [0, 1, 0], "block": "minecraft:repeater[facing=west,delay=2]"},
+    ]
+    assert parse_world(json.dumps(rows), "w.json", ".json").blocks[(0, 1, 0)] == papers.blocks[(0, 1, 0)]
+    assert papers.blocks[(0, 1, 0)].id == "minecraft:redstone_repeater"  # held and written under the paper's name
+    assert "0 1 0 minecraft:redstone_repeater[" in papers.to_text()
+    # the agent's text syntax too: the tool call names the palette's block
+    assert parse_action("place 0 1 0 minecraft:repeater[facing=west]").args["block"] == "minecraft:redstone_repeater"
 
 
 def test_the_three_file_formats_give_the_same_world():

@@ -7,6 +7,8 @@ episodes are written to the run directory like the runner's. Nothing here is sui
 The SDK's low-level :class:`mcp.server.Server` is used rather than ``MCPServer``, because the suites'
 tools come with JSON schemas of their own (from their pydantic argument models), and ``MCPServer``
 derives every schema from a Python function's signature.
+
+The episodes themselves are :mod:`discogym.core.session`'s; this module only maps them onto the protocol.
 """
 
 from collections.abc import AsyncIterator
@@ -22,11 +24,20 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
+from discogym.core.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session
 from discogym.core.suite import Suite
-from discogym.core.tools import ToolArgs, ToolImage, ToolResult, ToolSpec, describe_validation_error
-from discogym.interfaces.mcp.episodes import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session
+from discogym.core.tools import (
+    MCP_HARNESS_TOOLS,
+    ToolArgs,
+    ToolImage,
+    ToolResult,
+    ToolSpec,
+    args_schema,
+    describe_validation_error,
+)
 
 SESSION_HEADER = "mcp-session-id"
+MCP_AGENT = "mcp"  # the agent name of every episode played through the server
 
 
 class ListTasksArgs(ToolArgs):
@@ -47,9 +58,7 @@ class EndTaskArgs(ToolArgs):
 
 
 def _spec(name: str, description: str, args: type[BaseModel]) -> ToolSpec:
-    schema = args.model_json_schema()
-    schema.pop("title", None)
-    return ToolSpec(name=name, description=description, parameters=schema)
+    return ToolSpec(name=name, description=description, parameters=args_schema(args))
 
 
 HARNESS_TOOLS: dict[str, tuple[ToolSpec, type[ToolArgs]]] = {
@@ -109,20 +118,20 @@ class Sessions:
         if session is None:
             params = ctx.session.client_params
             client = params.client_info.name if params is not None and params.client_info.name else UNKNOWN_CLIENT
-            session = self.by_key[key] = Session(client=client)
+            session = self.by_key[key] = self.episodes.session(client)
         return session
 
     def close_all(self) -> None:
         """Abandon every running episode (the connection is gone)."""
         for session in self.by_key.values():
-            self.episodes.close(session)
+            session.abandon()
         self.by_key.clear()
 
 
 def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int = 0) -> Server[Any]:
     """An MCP server for ``suite`` writing episodes under ``out``."""
-    episodes = ExternalEpisodes(suite, out, split=split, seed=seed)
-    clashes = sorted(set(HARNESS_TOOLS) & {spec.name for spec in episodes.preview_tools()})
+    episodes = ExternalEpisodes(suite, out, agent=MCP_AGENT, split=split, seed=seed)
+    clashes = sorted(set(MCP_HARNESS_TOOLS) & {spec.name for spec in episodes.preview_tools()})
     if clashes:
         raise ValueError(f"suite '{suite.name}' has tools named like the server's own: {', '.join(clashes)}")
     bus = InMemorySubscriptionBus()
@@ -139,7 +148,7 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
         ctx: ServerRequestContext[Sessions, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         session = ctx.lifespan_context.of(ctx)
-        specs = [spec for spec, _ in HARNESS_TOOLS.values()] + episodes.tools(session)
+        specs = [spec for spec, _ in HARNESS_TOOLS.values()] + session.tools()
         return types.ListToolsResult(tools=[_mcp_tool(spec) for spec in specs])
 
     async def call_tool(
@@ -153,7 +162,7 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
                     await ctx.session.send_tool_list_changed()  # clients of the handshake era
                     await bus.publish(ToolsListChanged())  # clients listening for changes (2026-07-28)
                 return result
-            return _tool_result(episodes.call(session, params.name, params.arguments or {}))
+            return _tool_result(session.call(params.name, params.arguments or {}))
         except ClientMistake as err:
             return _text_result(str(err), error=True)
 
@@ -180,13 +189,12 @@ def _harness_call(
     except ValidationError as err:
         return _text_result(describe_validation_error(name, err), error=True)
     if isinstance(args, StartTaskArgs):
-        started = episodes.start(session, args.task_id, args.condition)
+        started = session.start(args.task_id, args.condition)
         result = _text_result(started.model_dump_json(indent=1), structured=started)
-        if session.recorder is not None:  # the brief's pictures, e.g. the first rendered frame
-            result.content.extend(_images(session.recorder.brief_images))
+        result.content.extend(_images(session.brief_images()))  # e.g. the first rendered frame
         return result
     if isinstance(args, EndTaskArgs):
-        written = episodes.end(session, args.message)
+        written = session.end(args.message)
         return _text_result(f"The episode has ended and was recorded as {written}.")
     listing = episodes.list_tasks()
     return _text_result(listing.model_dump_json(indent=1), structured=listing)

@@ -17,29 +17,50 @@ MAX_LIST = 1_000_000  # elements a built-in may make at once (range, allPosition
 
 def make(interp: "Interpreter") -> dict[str, Builtin]:
     """The built-ins of one interpreter (some read its state: events, the last frame, the generator)."""
-    table: dict[str, Builtin] = {}
+    registry = _Registry(interp)
+    for family in (_events, _constructors, _lists, _numbers_and_output, _grid, _objects, _randomness):
+        family(registry)
+    return registry.table
 
-    def define(name: str, takes: tuple[int, ...] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+
+class _Registry:
+    """The table being filled for one interpreter, and what the built-ins need to call back into it."""
+
+    def __init__(self, interp: "Interpreter") -> None:
+        self.interp = interp
+        self.table: dict[str, Builtin] = {}
+
+    def define(
+        self, name: str, takes: tuple[int, ...] | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """A decorator registering a function as the built-in ``name`` taking ``takes`` arguments."""
+
         def register(function: Callable[..., Any]) -> Callable[..., Any]:
-            table[name] = Builtin(name, function, takes)
+            self.table[name] = Builtin(name, function, takes)
             return function
 
         return register
 
-    def call(function: Any, *args: Any) -> Any:
+    def call(self, function: Any, *args: Any) -> Any:
+        """Apply an Autumn function value (a lambda or a built-in) from inside a built-in."""
         node = function.node if isinstance(function, Lambda) else _NOWHERE
-        return interp.apply(function, args, interp.caller, node)
+        return self.interp.apply(function, args, self.interp.caller, node)
 
+    @staticmethod
     def truth(value: Any) -> bool:
+        """Autumn's truthiness (imported late: the interpreter imports this module)."""
         from discogym.suites.autumn.interpreter import truthy
 
         return truthy(value)
 
-    # Events
-    for direction in ("left", "right", "up", "down"):
-        table[direction] = Builtin(direction, _event_check(interp, direction), (0,))
 
-    @define("clicked", (0, 1))
+def _events(registry: _Registry) -> None:
+    """``left``, ``right``, ``up``, ``down`` and ``clicked`` (any click, or a click on an object or a list)."""
+    interp = registry.interp
+    for direction in ("left", "right", "up", "down"):
+        registry.table[direction] = Builtin(direction, _event_check(interp, direction), (0,))
+
+    @registry.define("clicked", (0, 1))
     def clicked(*target: Any) -> bool:
         if interp.event is None or interp.event[0] != "click":
             return False
@@ -51,10 +72,14 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
             cell.position == spot for obj in instances if isinstance(obj, Instance) for cell in interp.cells_of(obj)
         )
 
-    # Constructors
-    table["Position"] = Builtin("Position", lambda x, y: Position(_int(x, "Position"), _int(y, "Position")), (2,))
 
-    @define("Cell", (2, 3))
+def _constructors(registry: _Registry) -> None:
+    """The built-in classes ``Position x y`` and ``Cell x y colour`` (or ``Cell position colour``)."""
+    registry.table["Position"] = Builtin(
+        "Position", lambda x, y: Position(_int(x, "Position"), _int(y, "Position")), (2,)
+    )
+
+    @registry.define("Cell", (2, 3))
     def cell(*args: Any) -> Cell:
         if len(args) == 2:
             if not isinstance(args[0], Position):
@@ -62,7 +87,11 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
             return Cell(args[0], _text(args[1], "Cell"))
         return Cell(Position(_int(args[0], "Cell"), _int(args[1], "Cell")), _text(args[2], "Cell"))
 
-    # Lists
+
+def _lists(registry: _Registry) -> None:
+    """The list built-ins: higher-order ones, accessors, ``concat``, ``range`` and ``allPositions``."""
+    interp, define, call, truth = registry.interp, registry.define, registry.call, registry.truth
+
     @define("map", (2,))
     def map_(function: Any, items: Any) -> tuple[Any, ...]:
         return tuple(call(function, item) for item in _list(items, "map"))
@@ -112,19 +141,28 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
             raise AutumnError(f"allPositions {n} would make more than {MAX_LIST:,} positions")
         return tuple(Position(x, y) for x in range(n) for y in range(n))
 
-    @define("sqrt", (1,))
+
+def _numbers_and_output(registry: _Registry) -> None:
+    """``sqrt`` (the integer floor) and ``print`` (kept in the interpreter's output)."""
+    interp = registry.interp
+
+    @registry.define("sqrt", (1,))
     def sqrt(value: Any) -> int:
         number = _int(value, "sqrt")
         if number < 0:
             raise AutumnError(f"sqrt of a negative number ({number})")
         return math.isqrt(number)
 
-    @define("print", (1,))
+    @registry.define("print", (1,))
     def print_(value: Any) -> Any:
         interp.output.append(show_value(value))
         return value
 
-    # The grid
+
+def _grid(registry: _Registry) -> None:
+    """The built-ins that read the grid: neighbours, occupancy, bounds, the objects and their cells."""
+    interp, define = registry.interp, registry.define
+
     @define("adjPositions", (1,))
     def adj_positions(pos: Any) -> tuple[Position, ...]:
         p = _position(pos, "adjPositions")
@@ -161,7 +199,11 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
         p = _position(pos, "rotate")
         return Position(-p.y, p.x)
 
-    # Objects
+
+def _objects(registry: _Registry) -> None:
+    """``updateObj``, ``addObj`` and ``removeObj`` in all their forms."""
+    interp, define, call, truth = registry.interp, registry.define, registry.call, registry.truth
+
     @define("updateObj", (2, 3))
     def update_obj(target: Any, *rest: Any) -> Any:
         if isinstance(target, Instance):
@@ -192,15 +234,19 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
             return tuple(item for item in items if not (isinstance(item, Instance) and item.id == which.id))
         return tuple(item for item in items if not truth(call(which, item)))
 
-    # Randomness
-    @define("uniformChoice", (1, 2))
+
+def _randomness(registry: _Registry) -> None:
+    """``uniformChoice`` and ``randomPositions``, drawing from the interpreter's Lehmer generator."""
+    interp = registry.interp
+
+    @registry.define("uniformChoice", (1, 2))
     def uniform_choice(items: Any, *count: Any) -> Any:
         values = _nonempty(items, "uniformChoice")
         if not count:
             return values[interp.random(len(values))]
         return tuple(values[interp.random(len(values))] for _ in range(_int(count[0], "uniformChoice", size=True)))
 
-    @define("randomPositions", (2,))
+    @registry.define("randomPositions", (2,))
     def random_positions(size: Any, count: Any) -> tuple[Position, ...]:
         n = _int(size, "randomPositions")
         found = []
@@ -209,8 +255,6 @@ def make(interp: "Interpreter") -> dict[str, Builtin]:
             y = interp.random(n)
             found.append(Position(x, y))
         return tuple(found)
-
-    return table
 
 
 class _Nowhere:

@@ -70,7 +70,8 @@ RANDOM_BUILTINS = frozenset({"uniformChoice", "randomPositions"})
 
 @dataclass(frozen=True)
 class EnvInfo:
-    """One environment: its name (the program file's stem), category, description and program file."""
+    """One environment: its name (the program file's stem), category, description and program file. The
+    description states the rules, so it is for docs and reports only: no agent-facing text carries it."""
 
     name: str
     category: Category

@@ -1,8 +1,10 @@
 """WorldTest's two phases as an environment: reward-free interaction, then the test of the task's type.
 
 Interaction: ``act`` with ``noop``, ``up``, ``down``, ``left``, ``right``, ``click X Y`` or ``reset`` (back to the
-initial state); ``go_to_test`` ends the phase (so does the step cap). The agent is not told the test's type
-before it goes to the test. Test:
+initial state); ``go_to_test`` ends the phase (so does the step cap). The brief says only what the paper's
+interface tells a participant while exploring: the grid, the actions, and that a test follows; never the
+environment's rules (the catalogue's description is for docs and reports) nor the test's kind, which is
+announced when the test begins. Test:
 
 - masked frame prediction: ``show_frame N`` steps or rewinds through the masked frames of a fixed action
   sequence; ``answer K`` picks one of six options for the masked rectangle of the last frame;
@@ -29,6 +31,7 @@ from discogym.suites.autumn.tasks import AutumnTask
 INTERACTION = "interaction"
 TEST = "test"
 DONE_REASONS = {"mfp": "answered", "planning": "goal_reached", "cd": "frame_chosen"}
+TASK_BRIEF = "A grid world to explore without reward (act, reset); a test follows, told to you only when it begins."
 
 
 class Presentation(BaseModel):
@@ -62,10 +65,9 @@ class WorldTestEnv(Env):
 
     limits: ClassVar[Limits] = Limits(max_steps=2000)
 
-    def __init__(self, task: AutumnTask, source: str, description: str, presentation: Presentation) -> None:
+    def __init__(self, task: AutumnTask, source: str, presentation: Presentation) -> None:
         self.task = task
         self.source = source
-        self.description = description
         self.presentation = presentation
         self.challenge = task.challenge
         self.phase = INTERACTION
@@ -88,15 +90,16 @@ class WorldTestEnv(Env):
     # What the agent reads
 
     def brief(self) -> str:
+        """The grid, the actions and the promise of a test: nothing about the rules or which test it is."""
         size = self.world.grid_size
         cap = self.presentation.interaction_steps
         return "\n".join(
             [
-                f"An environment on a {size} x {size} grid ({self.task.env}): {self.description}",
-                "Interaction phase: there is no reward and no goal. Act to learn how the world works: act(action) "
-                "with noop, up, down, left, right, click X Y (x from the left, y from the top, from 0), or reset "
-                f"(back to the start). After at most {cap} actions, or when you call go_to_test, a test begins that "
-                "asks you to use what you learned; you are told its kind then.",
+                f"A grid world of {size} x {size} cells, shown as rows of colour names (row 0 at the top).",
+                "Interaction phase: there is no reward and nothing to achieve. Act to learn how the world behaves: "
+                "act(action) with noop, up, down, left, right, click X Y (x from the left, y from the top, from 0), "
+                f"or reset (to the initial state). After at most {cap} actions, or when you call go_to_test, a test "
+                "begins that asks you to use what you learned; you are told what it is then.",
                 "",
                 self._observe(0, self.world.frame),
             ]

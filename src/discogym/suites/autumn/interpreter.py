@@ -8,7 +8,7 @@ budget, a wall-clock budget and a call-depth budget.
 """
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -711,11 +711,3 @@ def parse_actions(text: str) -> list[Action]:
         except ValueError:
             raise AutumnError(f"unknown action {part!r}: noop, left, right, up, down or click X Y") from None
     return actions
-
-
-def run_program(
-    source: str, actions: Sequence[Action], seed: int = 1, order: Order = "program"
-) -> list[list[list[str]]]:
-    """The frames of a program: the initial one, then one per action."""
-    interpreter = Interpreter(source, seed=seed, order=order)
-    return [interpreter.frame] + [interpreter.step(action) for action in actions]

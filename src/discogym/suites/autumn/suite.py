@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from discogym.core.agent import AgentFactory
+from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
@@ -15,10 +16,11 @@ from discogym.core.task import Condition, Task
 from discogym.suites.autumn import agents
 from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time
-from discogym.suites.autumn.env import Presentation, WorldTestEnv
+from discogym.suites.autumn.env import TASK_BRIEF, Presentation, WorldTestEnv
 from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.metrics import exploration
 from discogym.suites.autumn.tasks import KINDS, AutumnTask, packaged_tasks, read_tasks
+from discogym.suites.autumn.verdict import recompute
 
 ALL = "all"
 CONDITIONS = (
@@ -32,15 +34,15 @@ CONDITIONS = (
 
 
 def task_of(task: AutumnTask, split: str) -> Task:
-    """The agent sees the environment's name, description and grid size; the challenge is ground truth."""
-    info = env_info(task.env)
+    """The agent sees the task's id (the environment and a number) and a brief that names neither the rules nor
+    the test; the challenge (its kind included) and the environment's category are ground truth."""
     return Task(
         id=task.id,
         suite="autumn",
         split=split,
-        brief=f"{task.env}: {info.description}",
-        params={"env": task.env, "category": info.category},
-        ground_truth={"task": task.model_dump(mode="json")},
+        brief=TASK_BRIEF,
+        params={"env": task.env},
+        ground_truth={"task": task.model_dump(mode="json"), "category": env_info(task.env).category},
     )
 
 
@@ -69,6 +71,7 @@ class AutumnSuite(Suite):
     name = "autumn"
     aliases = ("autumnbench", "worldtest")
     description = "explore a grid world without reward, then pass a test it did not know about (AutumnBench)"
+    version = "1"  # docs/autumn.md, "Versions"
 
     def splits(self) -> list[str]:
         return [ALL, *KINDS]
@@ -81,10 +84,7 @@ class AutumnSuite(Suite):
 
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         challenge = autumn_task(task)
-        info = env_info(challenge.env)
-        return WorldTestEnv(
-            challenge, program_source(challenge.env), info.description, Presentation.model_validate(condition.params)
-        )
+        return WorldTestEnv(challenge, program_source(challenge.env), Presentation.model_validate(condition.params))
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"oracle": agents.make_oracle}
@@ -104,26 +104,29 @@ class AutumnSuite(Suite):
 
 def score(episode: Episode) -> Score:
     """MFP: the chosen option is the answer. Planning: the goal was reached. Change detection: the spec's formula
-    on the chosen frame, with the defect time recomputed from the test's actions."""
+    on the chosen frame, with the defect time recomputed from the test's actions. All read from the logged calls
+    (:mod:`discogym.suites.autumn.verdict`); ``outcome.env`` is only cross-checked (component ``cache_mismatch``)."""
     task = autumn_task(episode.task)
-    outcome: dict[str, Any] = episode.outcome.env
+    source = program_source(task.env)
+    verdict = recompute(task, source, Presentation.model_validate(episode.condition.params), episode.events)
     challenge = task.challenge
     components: dict[str, Any] = {
         "kind": task.kind,
         "env": task.env,
-        **exploration([str(a) for a in outcome.get("interaction_actions", [])]),
+        **exploration(verdict.interaction_actions),
     }
     if isinstance(challenge, MfpTask):
-        value = float(outcome.get("mfp_choice") == challenge.answer)
+        value = float(verdict.mfp_choice == challenge.answer)
     elif isinstance(challenge, PlanningTask):
-        value = float(outcome.get("reached_at") is not None)
+        value = float(verdict.reached_at is not None)
     else:
         assert isinstance(challenge, ChangeTask)
-        actions = [parse_action(a) for a in outcome.get("test_actions", [])]
-        defect = defect_time(program_source(task.env), challenge.modified, actions, challenge.seed)
-        chosen = outcome.get("chosen_frame")
+        actions = [parse_action(a) for a in verdict.test_actions]
+        defect = defect_time(source, challenge.modified, actions, challenge.seed)
+        chosen = verdict.chosen_frame
         value = cd_score(defect, chosen)
-        components |= {"defect_frame": defect, "chosen_frame": chosen, "signalled_at": outcome.get("signalled_at")}
+        components |= {"defect_frame": defect, "chosen_frame": chosen, "signalled_at": verdict.signalled_at}
+    components[CACHE_MISMATCH] = cache_mismatch(verdict.model_dump(), episode.outcome.env)
     return Score(value=value, success=value == 1.0, components=components)
 
 

@@ -5,51 +5,49 @@ planner, impossible-task detection (precision, recall, F1), and tool use per epi
 Episodes that ended in an error (or were not scored) carry no score components: they are counted in the
 ``errors`` column and left out of every rate and mean except tokens and cost."""
 
-from collections.abc import Callable
-from statistics import fmean
+from typing import Any
 
 from discogym.core.episode import Episode
-from discogym.core.report import AGENT_KEY_COLUMNS, ReportTable, by_agent, with_components
+from discogym.core.report import (
+    AGENT_KEY_COLUMNS,
+    ReportTable,
+    agent_rows,
+    component_mean,
+    component_value,
+    present_mean,
+    scored_episodes,
+    success_rate,
+)
 
 DIFFICULTIES = ("easy", "medium", "hard", "impossible")
 RECIPE_TYPES = ("smelting", "shapeless", "shaped", "mixed")
 COUNTS = ("think", "search", "impossible", "invalid", "no_effect")
 
 
-def _mean(values: list[float]) -> float | None:
-    return fmean(values) if values else None
-
-
 def _ratio(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _success_rate(members: list[Episode]) -> float | None:
-    return _mean([float(bool(e.score.success)) for e in members])
+def _overview_cells(members: list[Episode]) -> list[Any]:
+    scored = scored_episodes(members)
+    usages = [e.usage() for e in members]
+    return [
+        len(members),
+        len(members) - len(scored),
+        success_rate(scored),
+        present_mean(float(u.input_tokens) for u in usages),
+        present_mean(float(u.output_tokens) for u in usages),
+        round(sum(u.cost_usd for u in usages), 6),
+    ]
 
 
 def overview_table(episodes: list[Episode]) -> ReportTable:
     """Episodes, errors, success rate, and tokens and cost (over every episode, errors included)."""
-    rows = []
-    for key, members in by_agent(episodes):
-        scored = with_components(members)
-        usages = [e.usage() for e in members]
-        rows.append(
-            [
-                *key,
-                len(members),
-                len(members) - len(scored),
-                _success_rate(scored),
-                _mean([float(u.input_tokens) for u in usages]),
-                _mean([float(u.output_tokens) for u in usages]),
-                round(sum(u.cost_usd for u in usages), 6),
-            ]
-        )
     return ReportTable(
         title="crafting: overview",
         columns=[*AGENT_KEY_COLUMNS, "episodes", "errors", "success rate", "input tokens / ep", "output tokens / ep",
                  "cost usd"],
-        rows=rows,
+        rows=agent_rows(episodes, _overview_cells),
         notes=[
             "success as in Plancraft: the target crafted on a possible task, impossible declared on an impossible one",
             "errors: episodes that ended in an error or were not scored, left out of every rate and mean below; "
@@ -60,7 +58,7 @@ def overview_table(episodes: list[Episode]) -> ReportTable:
 
 def _rate_cell(members: list[Episode]) -> str:
     """``rate (n=count)``, or ``- (n=0)`` for an empty cell."""
-    rate = _success_rate(members)
+    rate = success_rate(members)
     return f"{'-' if rate is None else f'{rate:.3f}'} (n={len(members)})"
 
 
@@ -68,23 +66,17 @@ def _bins(scored: list[Episode], component: str, names: tuple[str, ...]) -> list
     return [_rate_cell([e for e in scored if e.score.components.get(component) == name]) for name in names]
 
 
+def _success_cells(members: list[Episode]) -> list[Any]:
+    scored = scored_episodes(members)
+    return [_rate_cell(scored), *_bins(scored, "difficulty", DIFFICULTIES), *_bins(scored, "recipe_type", RECIPE_TYPES)]
+
+
 def success_table(episodes: list[Episode]) -> ReportTable:
     """Success rate overall, by difficulty and by recipe type, each cell with its episode count."""
-    rows = []
-    for key, members in by_agent(episodes):
-        scored = with_components(members)
-        rows.append(
-            [
-                *key,
-                _rate_cell(scored),
-                *_bins(scored, "difficulty", DIFFICULTIES),
-                *_bins(scored, "recipe_type", RECIPE_TYPES),
-            ]
-        )
     return ReportTable(
         title="crafting: success rate by difficulty and recipe type",
         columns=[*AGENT_KEY_COLUMNS, "all", *DIFFICULTIES, *RECIPE_TYPES],
-        rows=rows,
+        rows=agent_rows(episodes, _success_cells),
         notes=["each cell: success rate (scored episodes); easy = complexity bins 0-1, medium = 2, hard = 3-4; "
                "recipe types cover possible tasks only"],
     )  # fmt: skip
@@ -101,36 +93,30 @@ def _solved_possible(scored: list[Episode]) -> list[Episode]:
     ]
 
 
-def _component_mean(members: list[Episode], read: Callable[[dict[str, object]], float]) -> float | None:
-    return _mean([read(dict(e.score.components)) for e in members])
+def _extra_actions(episode: Episode) -> float:
+    """Environment actions beyond the planner's (a missing count is 0)."""
+    return component_value(episode, "actions", 0.0) - component_value(episode, "planner_actions", 0.0)
 
 
-def _number(components: dict[str, object], name: str) -> float:
-    value = components.get(name)
-    return float(value) if isinstance(value, int | float) else 0.0
+def _plan_cells(members: list[Episode]) -> list[Any]:
+    solved = _solved_possible(scored_episodes(members))
+    return [
+        len(solved),
+        component_mean(solved, "actions", missing=0.0),
+        component_mean(solved, "planner_actions", missing=0.0),
+        present_mean(_extra_actions(e) for e in solved),
+        component_mean(solved, "planner_recipes", missing=0.0),
+    ]
 
 
 def plan_table(episodes: list[Episode]) -> ReportTable:
     """Plan length (environment actions) of the agent and of the planner, and action efficiency, over the
     successful episodes on possible tasks."""
-    rows = []
-    for key, members in by_agent(episodes):
-        solved = _solved_possible(with_components(members))
-        rows.append(
-            [
-                *key,
-                len(solved),
-                _component_mean(solved, lambda c: _number(c, "actions")),
-                _component_mean(solved, lambda c: _number(c, "planner_actions")),
-                _component_mean(solved, lambda c: _number(c, "actions") - _number(c, "planner_actions")),
-                _component_mean(solved, lambda c: _number(c, "planner_recipes")),
-            ]
-        )
     return ReportTable(
         title="crafting: plan length and action efficiency",
         columns=[*AGENT_KEY_COLUMNS, "solved possible", "actions", "planner actions", "action efficiency",
                  "planner recipes"],
-        rows=rows,
+        rows=agent_rows(episodes, _plan_cells),
         notes=["over successful episodes on possible tasks only; actions = move + smelt calls; "
                "action efficiency = mean(actions - planner actions), 0 is as short as the planner"],
     )  # fmt: skip
@@ -156,36 +142,26 @@ DETECTION_COLUMNS = ["episodes", "impossible tasks", "declared", "true positives
 def impossible_table(episodes: list[Episode]) -> ReportTable:
     """Detection of impossible tasks: positive class = the task is impossible, prediction = the agent
     declared it impossible."""
-    rows = [[*key, *_detection_row(with_components(members))] for key, members in by_agent(episodes)]
     return ReportTable(
         title="crafting: impossible-task detection",
         columns=[*AGENT_KEY_COLUMNS, *DETECTION_COLUMNS],
-        rows=rows,
+        rows=agent_rows(episodes, lambda members: _detection_row(scored_episodes(members))),
         notes=["'-' where undefined: precision with no declarations, recall with no impossible task, F1 if either is"],
     )  # fmt: skip
 
 
-def _count_mean(members: list[Episode], name: str) -> float | None:
-    return _mean([_number(dict(e.score.components), f"{name}_count") for e in members])
+def _tool_cells(members: list[Episode]) -> list[Any]:
+    scored = scored_episodes(members)
+    counts = [component_mean(scored, f"{name}_count", missing=0.0) for name in COUNTS]
+    return [len(scored), component_mean(scored, "steps", missing=0.0), *counts]
 
 
 def tool_table(episodes: list[Episode]) -> ReportTable:
     """Mean steps and mean calls per episode of think, search and impossible, invalid and no-effect actions."""
-    rows = []
-    for key, members in by_agent(episodes):
-        scored = with_components(members)
-        rows.append(
-            [
-                *key,
-                len(scored),
-                _component_mean(scored, lambda c: _number(c, "steps")),
-                *(_count_mean(scored, name) for name in COUNTS),
-            ]
-        )
     return ReportTable(
         title="crafting: tool use per episode",
         columns=[*AGENT_KEY_COLUMNS, "episodes", "steps", "think", "search", "impossible", "invalid", "no-effect"],
-        rows=rows,
+        rows=agent_rows(episodes, _tool_cells),
         notes=["means per scored episode; invalid: rejected calls; no-effect: actions that parse but change nothing"],
     )
 

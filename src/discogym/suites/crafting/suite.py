@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from discogym.core.agent import AgentFactory
+from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
@@ -16,6 +17,7 @@ from discogym.suites.crafting import agents, data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import RecipeBook, recipe_book
 from discogym.suites.crafting.state import Stack, slot_index, slot_name
+from discogym.suites.crafting.verdict import recompute
 
 # Tool sets as in the paper: M(ove) S(melt) T(hink) SE(arch) I(mpossible). The first is the default.
 TOOL_SETS: dict[str, tuple[str, ...]] = {
@@ -101,6 +103,7 @@ class CraftingSuite(Suite):
     name = "crafting"
     aliases = ("plancraft",)
     description = "craft a Minecraft item through the crafting GUI (Plancraft), or recognise that it is impossible"
+    version = "1"  # docs/crafting.md, "Versions"
 
     def splits(self) -> list[str]:
         return list(data.SPLITS)
@@ -132,26 +135,27 @@ class CraftingSuite(Suite):
 
 def score(episode: Episode) -> Score:
     """Success as in Plancraft (crafted a possible target, or called impossible on an impossible one) and the
-    counts the report needs."""
-    truth = episode.task.ground_truth
+    counts the report needs, recomputed by replaying the logged calls on the task's table; ``outcome.env`` is only
+    cross-checked (component ``cache_mismatch``)."""
+    task = episode.task
+    truth = task.ground_truth
     impossible = bool(truth["impossible"])
-    outcome = episode.outcome.env
-    crafted = bool(outcome.get("crafted", False))
-    declared = bool(outcome.get("declared_impossible", False))
-    success = declared if impossible else crafted
-    raw_counts = outcome.get("counts")
-    counts: dict[str, Any] = dict(raw_counts) if isinstance(raw_counts, dict) else {}
+    target, seed = str(task.params["target"]), episode.provenance.env_seed
+    verdict = recompute(recipe_book(), target, slots_of(task), episode.condition, seed, episode.events)
+    success = verdict.declared_impossible if impossible else verdict.crafted
+    counts = verdict.counts
     components: dict[str, Any] = {
         "impossible": impossible,
-        "crafted": crafted,
-        "declared_impossible": declared,
+        "crafted": verdict.crafted,
+        "declared_impossible": verdict.declared_impossible,
         "difficulty": truth["complexity_split"],  # the dataset's: easy = bins 0-1, medium = 2, hard = 3-4
         "recipe_type": truth.get("recipe_type"),
-        "steps": outcome.get("steps", 0),
+        "steps": verdict.steps,
         "actions": counts.get("move", 0) + counts.get("smelt", 0),
-        "planner_actions": None if impossible else planner_actions(episode.task),
+        "planner_actions": None if impossible else planner_actions(task),
         "planner_recipes": truth.get("optimal_path_length"),
         **{f"{name}_count": counts.get(name, 0) for name in ("think", "search", "impossible", "invalid", "no_effect")},
+        CACHE_MISMATCH: cache_mismatch(verdict.model_dump(), episode.outcome.env),
     }
     return Score(value=1.0 if success else 0.0, success=success, components=components)
 

@@ -17,9 +17,9 @@ EXIT_VALIDATION_FAILED = 1
 
 def simulations() -> dict[str, Simulation]:
     """Every simulation by name (imported when a command runs: the simulations load scipy, which is slow)."""
-    from discogym.suites.petri.sims.registry import SIMULATIONS
+    from discogym.suites.petri.sims.registry import all_simulations
 
-    return SIMULATIONS
+    return all_simulations()
 
 
 def get_simulation(name: str) -> Simulation:
@@ -217,7 +217,8 @@ def freeze(sets: SetsOption = None) -> None:
 
 @app.command()
 def verify(sets: SetsOption = None, as_json: JsonOption = False) -> None:
-    """Regenerate every frozen task from its seed and check the committed files byte for byte; exit 1 if not."""
+    """Regenerate every frozen task from its seed and compare it with the committed file (ground truth, decisions and
+    seeds exactly, statistics to their stored 6 significant digits); exit 1 if any differs."""
     from discogym.suites.petri import frozen
 
     with user_errors():
@@ -226,10 +227,10 @@ def verify(sets: SetsOption = None, as_json: JsonOption = False) -> None:
             stderr.print(f"verifying {name} ...", highlight=False)
             results[name] = frozen.verify(name)
     if as_json:
-        print_json({"sets": {name: {"identical": not bad, "differing": bad} for name, bad in results.items()}})
+        print_json({"sets": {name: {"equal": not bad, "differing": bad} for name, bad in results.items()}})
     else:
         for name, bad in results.items():
-            verdict = "identical" if not bad else "DIFFERS: " + ", ".join(bad)
+            verdict = "equal" if not bad else "DIFFERS: " + ", ".join(bad)
             stdout.print(f"{name}: {verdict}", highlight=False)
     failed = [name for name, bad in results.items() if bad]
     if failed:

@@ -1,16 +1,21 @@
 """The frozen task sets: what each holds, their committed JSON files, and checking them against regeneration."""
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from discogym.core.errors import UserError
-from discogym.suites.petri.generate import PetriTaskSpec, Tier, generate_task
+from discogym.suites.petri.generate import STATISTIC_DIGITS, STATISTICS, PetriTaskSpec, Tier, generate_task
 from discogym.suites.petri.sims.registry import get_simulation
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 SIMS = ("market", "swarm", "origin", "morph", "social")
+
+# Two stored statistics agree when they differ by at most one unit in their last stored digit.
+STATISTIC_TOLERANCE = 10.0 ** (1 - STATISTIC_DIGITS)
 
 # (tier, simulation, seed) of every task of every frozen set; a task's id is SIMULATION-SEED.
 FROZEN_SETS: dict[str, list[tuple[Tier, str, int]]] = {
@@ -50,8 +55,34 @@ def generate_set(name: str) -> FrozenSet:
     return FrozenSet(name=name, tasks=tasks)
 
 
-def _canonical(task: PetriTaskSpec) -> str:
-    return json.dumps(task.model_dump(mode="json"), sort_keys=True)
+def _split_statistics(task: PetriTaskSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A task's JSON in two parts: everything compared exactly, and the statistics (by path)."""
+    exact = task.model_dump(mode="json")
+    statistics = {}
+    for path in STATISTICS:
+        *parents, leaf = path.split(".")
+        holder = exact
+        for parent in parents:
+            holder = holder[parent]
+        statistics[path] = holder.pop(leaf)
+    return exact, statistics
+
+
+def _close(old: Any, new: Any) -> bool:
+    """Statistics (numbers, None, or dicts of numbers) equal to :data:`STATISTIC_TOLERANCE`, relative."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return old.keys() == new.keys() and all(_close(old[key], new[key]) for key in old)
+    if isinstance(old, float | int) and isinstance(new, float | int):
+        return math.isclose(old, new, rel_tol=STATISTIC_TOLERANCE, abs_tol=1e-12)
+    return bool(old == new)
+
+
+def same_task(old: PetriTaskSpec, new: PetriTaskSpec) -> bool:
+    """True when two tasks have the same ground truth, decisions and seeds exactly, and the same statistics to
+    their stored precision."""
+    old_exact, old_statistics = _split_statistics(old)
+    new_exact, new_statistics = _split_statistics(new)
+    return old_exact == new_exact and all(_close(old_statistics[key], new_statistics[key]) for key in STATISTICS)
 
 
 def render(frozen: FrozenSet) -> str:
@@ -80,18 +111,15 @@ def freeze(name: str) -> Path:
 
 
 def verify(name: str) -> list[str]:
-    """Regenerate the set ``name`` and compare the committed file with it byte for byte; return the ids of the
-    tasks that differ (all of them when the tasks differ in number; none when only the file's layout does,
-    which still fails the byte comparison and is reported as the set's name)."""
+    """Regenerate the set ``name`` and compare it with the committed file: ground truth, decisions and seeds
+    exactly, statistics to their stored precision (:func:`same_task`). Return the ids of the tasks that differ
+    (all of them when the tasks differ in number), or the set's name when only the file's layout is not the
+    canonical one."""
     committed = load_set(name)
     regenerated = generate_set(name)
-    if set_path(name).read_text(encoding="utf-8") == render(regenerated):
-        return []
     if len(committed.tasks) != len(regenerated.tasks):
         return [task.id for task in regenerated.tasks]
-    differing = [
-        new.id
-        for old, new in zip(committed.tasks, regenerated.tasks, strict=True)
-        if _canonical(old) != _canonical(new)
-    ]
-    return differing or [name]
+    differing = [new.id for old, new in zip(committed.tasks, regenerated.tasks, strict=True) if not same_task(old, new)]
+    if not differing and set_path(name).read_text(encoding="utf-8") != render(committed):
+        return [name]
+    return differing

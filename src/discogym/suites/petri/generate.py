@@ -29,6 +29,17 @@ SUBSAMPLES = 2000
 PERMUTATIONS = 5000
 MAX_ATTEMPTS = 100
 MAGNITUDE_BOUNDS = (0.10, 0.35, 0.75)  # |relative change|: small from 10%, medium from 35%, large from 75%
+# Statistics are stored to this many significant digits: their last bits depend on the machine's floating-point
+# math (transcendental functions, BLAS, numpy and scipy versions), the decisions made from them do not.
+STATISTIC_DIGITS = 6
+# The statistics of a task file, as paths into its JSON; everything else in it is compared exactly.
+STATISTICS = (
+    "relative_change",
+    "interaction_p",
+    "isolating_p_holm",
+    "difficulty.cliffs_delta",
+    "difficulty.oracle_power",
+)
 
 
 class Difficulty(BaseModel):
@@ -85,6 +96,11 @@ def magnitude_class(change: float) -> Magnitude | None:
     if size >= MAGNITUDE_BOUNDS[1]:
         return "medium"
     return "small" if size >= MAGNITUDE_BOUNDS[0] else None
+
+
+def round_statistic(value: float) -> float:
+    """``value`` to :data:`STATISTIC_DIGITS` significant digits, as stored in task files."""
+    return float(f"{value:.{STATISTIC_DIGITS}g}")
 
 
 def band(power: float) -> Band:
@@ -160,7 +176,10 @@ def _verify(sim: Simulation, tier: Tier, drawn: Draw, cells: _Cells, sub_seed: i
         return None
     target = sim.metrics.index(sim.target)
     change = compare(cells.control[experiment], cells.hidden[experiment], sim.metrics)[target].relative_change
-    truth: dict[str, object] = {"isolating_p_holm": p_holm, "relative_change": change}
+    truth: dict[str, object] = {
+        "isolating_p_holm": {name: round_statistic(p) for name, p in p_holm.items()},
+        "relative_change": round_statistic(change),
+    }
     if tier in ("L1", "L2"):
         truth["direction"] = "up" if change > 0 else "down"
     if tier == "L2":
@@ -179,7 +198,7 @@ def _verify(sim: Simulation, tier: Tier, drawn: Draw, cells: _Cells, sub_seed: i
         if p >= ALPHA or contrasts.mean() == 0:
             return None
         truth["interaction"] = "positive" if contrasts.mean() > 0 else "negative"
-        truth["interaction_p"] = p
+        truth["interaction_p"] = round_statistic(p)
     return truth
 
 
@@ -188,7 +207,7 @@ def _difficulty(sim: Simulation, drawn: Draw, cells: _Cells, sub_seed: int) -> D
     deltas = [cliffs_delta(cells.control[:, target], cells.isolating[name][:, target]) for name in drawn.changed]
     weakest = min(deltas, key=abs)
     power = _oracle_power(sim, cells, drawn, np.random.default_rng(derive_seed(sub_seed, "oracle")))
-    return Difficulty(cliffs_delta=round(weakest, 6), oracle_power=power, band=band(power))
+    return Difficulty(cliffs_delta=round_statistic(weakest), oracle_power=round_statistic(power), band=band(power))
 
 
 def generate_task(sim: Simulation, tier: Tier, seed: int, set_name: str = "adhoc") -> PetriTaskSpec:

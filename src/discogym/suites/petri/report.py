@@ -6,19 +6,17 @@ from itertools import combinations
 from statistics import fmean
 
 import numpy as np
-from scipy.stats import wilcoxon
 
 from discogym.core.episode import Episode
-from discogym.core.report import ReportTable
+from discogym.core.report import (
+    ReportTable,
+    component_mean,
+    group_by,
+    mean_score,
+    scored_episodes,
+    success_rate,
+)
 from discogym.suites.petri.stats import ALPHA, holm
-
-
-def _scored(episodes: list[Episode]) -> list[Episode]:
-    return [e for e in episodes if e.score.value is not None]
-
-
-def _mean(values: list[float]) -> float | None:
-    return fmean(values) if values else None
 
 
 def _pass_range(members: list[Episode]) -> str:
@@ -30,27 +28,31 @@ def _pass_range(members: list[Episode]) -> str:
     return f"{min(means):.1f}-{max(means):.1f}" if means else "-"
 
 
+def _tier_key(episode: Episode) -> tuple[str, str]:
+    return (episode.key.agent_label(), str(episode.task.params.get("tier")))
+
+
+def _all_tiers_key(episode: Episode) -> tuple[str, str]:
+    return (episode.key.agent_label(), "all")
+
+
 def tier_table(episodes: list[Episode]) -> ReportTable:
     """Per agent and tier, then overall: mean score, per-pass range, solve rate, mean calls, behaviour flags."""
-    groups: dict[tuple[str, str], list[Episode]] = defaultdict(list)
-    for episode in _scored(episodes):
-        agent = episode.key.agent_label()
-        groups[(agent, str(episode.task.params.get("tier")))].append(episode)
-        groups[(agent, "all")].append(episode)
-    rows = []
-    for (agent, tier), members in sorted(groups.items()):
-        rows.append(
-            [
-                agent,
-                tier,
-                len(members),
-                _mean([float(e.score.value or 0.0) for e in members]),
-                _pass_range(members),
-                _mean([float(bool(e.score.success)) for e in members]),
-                _mean([float(e.score.components.get("calls", 0)) for e in members]),
-                sum(any(dict(e.audit.get("flags") or {}).values()) for e in members),
-            ]
-        )
+    scored = scored_episodes(episodes)
+    groups = sorted(group_by(scored, _tier_key) + group_by(scored, _all_tiers_key), key=lambda group: group[0])
+    rows = [
+        [
+            agent,
+            tier,
+            len(members),
+            mean_score(members),
+            _pass_range(members),
+            success_rate(members),
+            component_mean(members, "calls", missing=0.0),
+            sum(any(dict(e.audit.get("flags") or {}).values()) for e in members),
+        ]
+        for (agent, tier), members in groups
+    ]
     return ReportTable(
         title="petri: per agent and tier",
         columns=["agent", "tier", "episodes", "mean score", "per-pass range", "solve rate", "mean calls",
@@ -63,8 +65,10 @@ def tier_table(episodes: list[Episode]) -> ReportTable:
 def comparison_table(episodes: list[Episode]) -> ReportTable:
     """Every pair of agents over the tasks both played: Wilcoxon signed-rank on per-task mean scores, two-sided,
     Holm across the pairs."""
+    from scipy.stats import wilcoxon  # imported on first use: scipy.stats takes 0.6 s to import
+
     per_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for episode in _scored(episodes):
+    for episode in scored_episodes(episodes):
         per_task[episode.key.agent_label()][episode.key.task].append(float(episode.score.value or 0.0))
     pairs = []
     for first, second in combinations(sorted(per_task), 2):
@@ -90,7 +94,7 @@ def taxonomy_table(episodes: list[Episode]) -> ReportTable:
     """Per agent: how many episodes show each failure and behavioural flag."""
     names: list[str] = []
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for episode in _scored(episodes):
+    for episode in scored_episodes(episodes):
         marks = {**dict(episode.audit.get("failures") or {}), **dict(episode.audit.get("flags") or {})}
         for name, value in marks.items():
             if name not in names:
@@ -100,22 +104,16 @@ def taxonomy_table(episodes: list[Episode]) -> ReportTable:
     return ReportTable(title="petri: failure taxonomy (episodes per flag)", columns=["agent", *names], rows=rows)
 
 
+def _band_key(episode: Episode) -> tuple[str, str]:
+    difficulty = episode.task.ground_truth.get("difficulty")
+    return (episode.key.agent_label(), str(difficulty.get("band")) if isinstance(difficulty, dict) else "-")
+
+
 def difficulty_table(episodes: list[Episode]) -> ReportTable:
     """Per agent and difficulty band: episodes, solve rate, mean score."""
-    groups: dict[tuple[str, str], list[Episode]] = defaultdict(list)
-    for episode in _scored(episodes):
-        difficulty = episode.task.ground_truth.get("difficulty")
-        band = str(difficulty.get("band")) if isinstance(difficulty, dict) else "-"
-        groups[(episode.key.agent_label(), band)].append(episode)
     rows = [
-        [
-            agent,
-            band,
-            len(members),
-            _mean([float(bool(e.score.success)) for e in members]),
-            _mean([float(e.score.value or 0.0) for e in members]),
-        ]
-        for (agent, band), members in sorted(groups.items())
+        [agent, band, len(members), success_rate(members), mean_score(members)]
+        for (agent, band), members in group_by(scored_episodes(episodes), _band_key)
     ]
     return ReportTable(
         title="petri: difficulty band against outcome",

@@ -1,15 +1,19 @@
 """Scoring and the process-integrity audit of a petri episode, computed from its log and task alone.
 
 The log is read as the harness wrote it: every `experiment` and `probe` call that ran carries its statistics
-in ``result.data["comparison"]``; calls that were refused (``ok`` false) ran nothing and count for nothing.
+in ``result.data["comparison"]``; calls that were refused (``ok`` false) ran nothing and count for nothing. The
+answer is the logged ``submit`` call's arguments, checked as the environment checks them; the environment's own
+summary (``outcome.env``: the submission and the calls spent) is only cross-checked.
 """
 
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.core.episode import Episode, Event, Score
-from discogym.suites.petri.env import BUDGET
+from discogym.core.tools import ToolCall, parse_args_object
+from discogym.suites.petri.env import BUDGET, SUBMIT_MODELS, PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.stats import ALPHA, holm
 
@@ -82,10 +86,29 @@ def _backed(name: str, isolating_tests: list[Test]) -> list[Test]:
     return [t for t in isolating_tests if t.changed == {name} and t.significant]
 
 
-def submission(episode: Episode) -> dict[str, Any] | None:
-    """The accepted answer, if the agent submitted one."""
-    value = episode.outcome.env.get("submission")
-    return value if isinstance(value, dict) else None
+def submission(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any] | None:
+    """The accepted answer, read from the log: the first ``submit`` call whose arguments the environment accepted
+    (the tier's answer model, known and distinct candidates), which ended the episode; None if there is none.
+    ``outcome.env["submission"]`` is only the environment's cached copy of it."""
+    for event in episode.events[: PetriEnv.limits.max_steps]:
+        if event.call.tool == "submit":
+            answer = accepted_answer(spec, event.call)
+            if answer is not None:
+                return answer
+    return None
+
+
+def accepted_answer(spec: PetriTaskSpec, call: ToolCall) -> dict[str, Any] | None:
+    """The answer a ``submit`` call gives, if the environment accepts it, as the environment records it."""
+    try:
+        parsed = SUBMIT_MODELS[spec.tier].model_validate(parse_args_object(call.args))
+    except ValueError:
+        return None
+    answer = parsed.model_dump()
+    named = _submitted(answer)
+    if any(name not in spec.candidates for name in named) or len(set(named)) != len(named):
+        return None
+    return answer
 
 
 def _submitted(answer: dict[str, Any] | None) -> list[str]:
@@ -134,9 +157,11 @@ def _spent(found: list[Test]) -> int:
 
 
 def score(episode: Episode, spec: PetriTaskSpec) -> Score:
-    """The headline score: correctness + method rigor + efficiency, times 0.6 when over budget."""
+    """The headline score: correctness + method rigor + efficiency, times 0.6 when over budget. The answer comes
+    from the logged ``submit`` call, the statistics from the logged results; ``outcome.env`` is only
+    cross-checked (component ``cache_mismatch``)."""
     points = POINTS[spec.tier]
-    answer = submission(episode)
+    answer = submission(episode, spec)
     found = tests(episode, spec)
     parts: dict[str, float] = {k: float(v) for k, v in _correctness(spec, answer, points).items()}
     parts["rigor"] = points["rigor"] if _rigor(spec, answer, found) else 0.0
@@ -156,6 +181,7 @@ def score(episode: Episode, spec: PetriTaskSpec) -> Score:
         "over_budget": over_budget,
         "invalid_claims": len(invalid_claims(episode, spec, found)),
         "solved": solved,
+        CACHE_MISMATCH: cache_mismatch({"submission": answer, "spent": calls}, episode.outcome.env),
     }
     return Score(value=round(total, 6), success=solved, components=components)
 
@@ -201,7 +227,7 @@ def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
     """The process-integrity audit: family-wide Holm, support class, the behavioural ``flags`` (p-hacking,
     probe-only output matching, invalid claims, over-testing, budget misuse) and the ``failures`` of the answer
     (including an unbacked one)."""
-    answer = submission(episode)
+    answer = submission(episode, spec)
     found = tests(episode, spec)
     isolating_tests = isolating(found, spec)
     family = holm([t.p_holm for t in isolating_tests]) if isolating_tests else []

@@ -1,4 +1,4 @@
-"""The reference solvers: `random` (a seeded guess, no experiments), `ofat` (one isolating test per candidate at
+"""The reference solvers: `guess` (a seeded guess, no experiments), `ofat` (one isolating test per candidate at
 its curated informative value, a probe of control against the hidden world at L2, the combined cell at L3),
 `adaptive` (ofat that stops testing once the answer is found) and `ofat-rand` (ofat with test values drawn
 uniformly from each legal range: the privileged-value ablation; ``--agent-opt salt=N`` for other draws).
@@ -117,7 +117,8 @@ class Adaptive(_Sweep):
 
 
 class RandomGuess(Agent):
-    """A seeded guess with no experiments: the chance floor."""
+    """A seeded guess with no experiments: the chance floor. It reads only the tier and the candidates, which
+    the brief shows every agent."""
 
     def __init__(self) -> None:
         self.hints: dict[str, Any] = {}
@@ -162,6 +163,7 @@ def make_adaptive(options: AgentOptions) -> Agent:
     return Adaptive()
 
 
-def make_random(options: AgentOptions) -> Agent:
-    """petri's ``random`` floor: a guess without experiments."""
+def make_guess(options: AgentOptions) -> Agent:
+    """petri's ``guess`` floor: a random answer without experiments (the generic ``random`` agent is another:
+    uniform over the valid tool calls)."""
     return RandomGuess()

@@ -45,6 +45,7 @@ class PetriSuite(Suite):
     name = "petri"
     aliases = ("petri-bench",)
     description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
+    version = "1"  # docs/petri.md, "Versions"
 
     def splits(self) -> list[str]:
         return frozen.set_names()
@@ -67,7 +68,7 @@ class PetriSuite(Suite):
             "ofat": solvers.make_ofat,
             "adaptive": solvers.make_adaptive,
             "ofat-rand": solvers.make_ofat_rand,
-            "random": solvers.make_random,
+            "guess": solvers.make_guess,
         }
 
     def solver_hints(self, task: Task) -> dict[str, object]:

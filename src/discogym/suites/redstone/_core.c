@@ -1,7 +1,7 @@
-/* The compiled core of the redstone engine: the dynamic rules of engine.py (scheduled ticks,
+/* The compiled core of the redstone engine: the dynamic rules of rules.py (scheduled ticks,
  * notifications, dust settling, repeaters, torches, lamps, buttons) on a world indexed by sorted position.
  *
- * engine.py is the reference; this file mirrors its functions one by one, with the same names, and the
+ * rules.py is the reference; this file mirrors its functions one by one, with the same names, and the
  * differential tests run every circuit through both and compare the traces. Python computes the static
  * topology (neighbours, dust shapes, networks, who notifies whom) and hands it over as flat arrays; the
  * state arrays (on, power, locked) belong to Python and are changed here in place. It is loaded with

@@ -4,9 +4,16 @@ Coordinates: x grows east, y up, z south. A block is written as in Minecraft com
 ``minecraft:redstone_repeater[delay=2,facing=west]``. Properties a block does not name take Minecraft's
 defaults; properties the simulator computes (dust power and connections, ``lit``, ``powered``, ``locked``)
 are recomputed when a world is loaded.
+
+Names: the palette uses the paper's ids, which are the game's own for every block but one. The paper (and so
+the task files) calls the repeater ``minecraft:redstone_repeater``; Minecraft's id is ``minecraft:repeater``.
+Blocks are read under either name (:func:`palette_id`) and held under the paper's; schematics, which the game
+reads, are written with the game's (:func:`game_id`). Every id, property and value here is checked against the
+game's block report for 1.21 (see docs/redstone.md, "Block ids").
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,6 +30,10 @@ REPEATER: Final = "minecraft:redstone_repeater"
 TORCH: Final = "minecraft:redstone_torch"
 WALL_TORCH: Final = "minecraft:redstone_wall_torch"
 BUTTON: Final = "minecraft:stone_button"
+
+# The game's id for each palette block whose palette id differs, and the reverse.
+GAME_IDS: Final[Mapping[str, str]] = {REPEATER: "minecraft:repeater"}
+PALETTE_IDS: Final[Mapping[str, str]] = {game: palette for palette, game in GAME_IDS.items()}
 
 HORIZONTAL = ("north", "east", "south", "west")
 DIRECTIONS: dict[str, Pos] = {
@@ -95,9 +106,21 @@ class Block:
         return self.id.removeprefix("minecraft:")
 
 
+def game_id(block_id: str) -> str:
+    """The id the game uses for a palette block (``minecraft:redstone_repeater`` -> ``minecraft:repeater``)."""
+    return GAME_IDS.get(block_id, block_id)
+
+
+def palette_id(block_id: str) -> str:
+    """The palette's id for a full block id given under either name (``minecraft:repeater`` ->
+    ``minecraft:redstone_repeater``); any other id unchanged."""
+    return PALETTE_IDS.get(block_id, block_id)
+
+
 def make_block(block_id: str, **props: str) -> Block:
-    """A palette block with Minecraft's defaults for the properties not given; a UserError for anything else."""
-    full_id = block_id if block_id.startswith("minecraft:") else f"minecraft:{block_id}"
+    """A palette block with Minecraft's defaults for the properties not given; a UserError for anything else.
+    The id may leave out ``minecraft:`` and may be the game's name for the block (``repeater``)."""
+    full_id = palette_id(block_id if block_id.startswith("minecraft:") else f"minecraft:{block_id}")
     allowed = PROPERTIES.get(full_id)
     if allowed is None:
         palette = ", ".join(sorted(PROPERTIES))
@@ -111,6 +134,19 @@ def make_block(block_id: str, **props: str) -> Block:
             raise UserError(f"{full_id}[{name}={value}]: {name} must be one of {', '.join(allowed[name])}")
         values[name] = value
     return Block(full_id, tuple(sorted(values.items())))
+
+
+def prop(block: Block, name: str) -> str:
+    """A property's value, or Minecraft's default when the block does not carry it."""
+    try:
+        return block.get(name)
+    except KeyError:
+        return PROPERTIES[block.id][name][0]
+
+
+def is_true(block: Block, name: str) -> bool:
+    """Whether a boolean property (``lit``, ``powered``, ``locked``) is true, its default counting when absent."""
+    return prop(block, name) == "true"
 
 
 def placed_part(block: Block) -> Block:

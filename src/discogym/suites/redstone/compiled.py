@@ -1,8 +1,9 @@
 """The bridge to the engine's compiled core (``_core.c``), loaded with ctypes.
 
 The Python :class:`~discogym.suites.redstone.engine.Simulator` keeps the world, its topology and the reference
-rules. A :class:`Core` takes a snapshot of a simulator (its static topology as flat arrays indexed by sorted
-position, and its dynamic state), runs ticks and presses in C, and hands the state and the trace back.
+rules. A :class:`Core` is built from a simulator's public :class:`~discogym.suites.redstone.topology.Topology`
+(sent as flat arrays indexed by sorted position) and its :class:`~discogym.suites.redstone.schedule.EngineState`,
+runs ticks and presses in C, and gives back the state it reached (another ``EngineState``) and the trace.
 """
 
 import ctypes
@@ -11,7 +12,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,9 +30,8 @@ from discogym.suites.redstone.blocks import (
     WIRE,
     Pos,
 )
-
-if TYPE_CHECKING:
-    from discogym.suites.redstone.engine import Simulator
+from discogym.suites.redstone.schedule import EngineState, ScheduledTick
+from discogym.suites.redstone.topology import Topology
 
 MODULE = "discogym.suites.redstone._core"
 KIND_CODES = {WIRE: 1, REPEATER: 2, TORCH: 3, WALL_TORCH: 4, LAMP: 5, BUTTON: 6, STONE: 7, GLASS: 8}
@@ -102,16 +102,19 @@ def _address(array: npt.NDArray[Any]) -> int:
 
 
 class Core:
-    """A simulator's world and state in the compiled core."""
+    """A world and its running state in the compiled core.
 
-    def __init__(self, sim: "Simulator") -> None:
+    Built from a :class:`Topology` and an :class:`EngineState` (what a simulator's Python side holds), it
+    runs presses and ticks in C; :meth:`state` and :meth:`take_trace` give the results back."""
+
+    def __init__(self, topology: Topology, state: EngineState) -> None:
         lib = library()
         if lib is None:
             raise RuntimeError("the compiled redstone core is not built")
         self._lib = lib
-        queued = sorted(sim._queue)
+        kind = topology.kind
         # Positions with a pending tick or a torch toggle but no block any more keep an index (as air).
-        self.positions = positions = sorted({*sim.kind, *(e.pos for e in queued), *(p for _, p in sim._toggles)})
+        self.positions = positions = sorted({*kind, *(e.pos for e in state.scheduled), *(p for _, p in state.toggles)})
         self.index = {pos: i for i, pos in enumerate(positions)}
         n = len(positions)
         self._kind = np.zeros(n, np.int8)
@@ -124,14 +127,15 @@ class Core:
         self.power = np.zeros(n, np.int8)
         self.locked = np.zeros(n, np.int8)
         for i, pos in enumerate(positions):
-            self._describe(sim, i, pos)
-        self._readers_start, self._readers = self._csr(sim, lambda pos: sim._dust_readers()[pos], {WIRE})
-        self._around_start, self._around = self._csr(sim, sim._components_around, COMPONENTS)
-        self._networks(sim, n)
+            self._describe(topology, state, i, pos)
+        readers = topology.dust_readers()
+        self._readers_start, self._readers = self._csr(topology, readers.__getitem__, {WIRE})
+        self._around_start, self._around = self._csr(topology, topology.components_around, COMPONENTS)
+        self._networks(topology, n)
         # Where to read back dust power, lit/powered and locked states: (indices, their positions).
-        self._wire = self._where(lambda pos: sim.kind.get(pos) == WIRE)
-        self._lit = self._where(lambda pos: pos in sim._on)
-        self._repeaters = self._where(lambda pos: pos in sim._locked)
+        self._wire = self._where(lambda pos: kind.get(pos) == WIRE)
+        self._lit = self._where(state.on.__contains__)
+        self._repeaters = self._where(state.locked.__contains__)
         self._handle = lib.rs_new(
             n,
             *(
@@ -159,73 +163,74 @@ class Core:
         if not self._handle:
             raise MemoryError("the compiled redstone core could not allocate its state")
         self._finalizer = weakref.finalize(self, lib.rs_free, self._handle)
-        self._load_schedule(sim, queued)
-        lib.rs_set_recording(self._handle, int(sim._recording))
+        self._load_schedule(state)
+        self.set_recording(state.recording)
         self._check()
 
     def _where(self, test: Callable[[Pos], bool]) -> tuple[npt.NDArray[np.int64], list[Pos]]:
         chosen = [pos for pos in self.positions if test(pos)]
         return np.array([self.index[pos] for pos in chosen], np.int64), chosen
 
-    def _describe(self, sim: "Simulator", i: int, pos: Pos) -> None:
-        kind = sim.kind.get(pos)
+    def _describe(self, topology: Topology, state: EngineState, i: int, pos: Pos) -> None:
+        kind = topology.kind.get(pos)
         if kind is None:  # a position with a pending tick but no block any more
             return
         self._kind[i] = KIND_CODES.get(kind, OTHER_KIND)
         x, y, z = pos
         for d, (dx, dy, dz) in enumerate(STEPS):
             neighbour = (x + dx, y + dy, z + dz)
-            if neighbour in sim.kind:
+            if neighbour in topology.kind:
                 self._nbr[i, d] = self.index[neighbour]
-        if pos in sim._facing:
-            self._facing[i] = DIRECTION_INDEX[sim._facing[pos]]
-        if pos in sim._support_side:
-            self._support[i] = DIRECTION_INDEX[sim._support_side[pos]]
-        self._delay[i] = sim._delay_gt.get(pos, 0)
+        if pos in topology.facing:
+            self._facing[i] = DIRECTION_INDEX[topology.facing[pos]]
+        if pos in topology.support_side:
+            self._support[i] = DIRECTION_INDEX[topology.support_side[pos]]
+        self._delay[i] = topology.delay_gt.get(pos, 0)
         if kind == WIRE:
-            self._points[i] = sum(1 << DIRECTION_INDEX[side] for side in sim._wire(pos)[0])
-            self.power[i] = sim._power[pos]
-        self.on[i] = sim._on.get(pos, False)
-        self.locked[i] = sim._locked.get(pos, False)
+            self._points[i] = sum(1 << DIRECTION_INDEX[side] for side in topology.wire(pos).points)
+            self.power[i] = state.power[pos]
+        self.on[i] = state.on.get(pos, False)
+        self.locked[i] = state.locked.get(pos, False)
 
     def _csr(
-        self, sim: "Simulator", lists: Callable[[Pos], Iterable[Pos]], kinds: Collection[str]
+        self, topology: Topology, lists: Callable[[Pos], Iterable[Pos]], kinds: Collection[str]
     ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
         """Per position, the positions ``lists`` gives for it (for blocks of the given kinds), as start offsets
         into one flat array."""
         start = np.zeros(len(self.positions) + 1, np.int32)
         flat: list[int] = []
         for i, pos in enumerate(self.positions):
-            if sim.kind.get(pos) in kinds:
+            if topology.kind.get(pos) in kinds:
                 flat += [self.index[other] for other in lists(pos)]
             start[i + 1] = len(flat)
         return start, np.array(flat, np.int32)
 
-    def _networks(self, sim: "Simulator", n: int) -> None:
+    def _networks(self, topology: Topology, n: int) -> None:
         self._net_of = np.full(n, -1, np.int32)
         starts = [0]
         members: list[int] = []
         for i, pos in enumerate(self.positions):
-            if sim.kind.get(pos) != WIRE or self._net_of[i] >= 0:
+            if topology.kind.get(pos) != WIRE or self._net_of[i] >= 0:
                 continue
-            network = [self.index[p] for p in sim._network(pos)]
+            network = [self.index[p] for p in topology.network(pos)]
             self._net_of[network] = len(starts) - 1
             members += network
             starts.append(len(members))
         self._net_start = np.array(starts, np.int32)
         self._net_members = np.array(members, np.int32)
 
-    def _load_schedule(self, sim: "Simulator", queued: list[Any]) -> None:
+    def _load_schedule(self, state: EngineState) -> None:
+        queued = state.scheduled
         due = np.array([entry.due for entry in queued], np.int64)
         priority = np.array([entry.priority for entry in queued], np.int32)
         order = np.array([entry.order for entry in queued], np.int64)
         idx = np.array([self.index[entry.pos] for entry in queued], np.int32)
-        toggle_time = np.array([when for when, _ in sim._toggles], np.int64)
-        toggle_idx = np.array([self.index[pos] for _, pos in sim._toggles], np.int32)
+        toggle_time = np.array([when for when, _ in state.toggles], np.int64)
+        toggle_idx = np.array([self.index[pos] for _, pos in state.toggles], np.int32)
         self._lib.rs_load(
             self._handle,
-            sim.time,
-            sim._order,
+            state.time,
+            state.order,
             len(queued),
             *(_address(a) for a in (due, priority, order, idx)),
             len(toggle_time),
@@ -241,9 +246,12 @@ class Core:
 
     @property
     def time(self) -> int:
+        """The game tick the core is at."""
         return int(self._lib.rs_time(self._handle))
 
     def set_recording(self, recording: bool) -> None:
+        """Whether changes from now on go into the trace."""
+        self._recording = recording
         self._lib.rs_set_recording(self._handle, int(recording))
 
     def settle(self, limit: int) -> None:
@@ -253,15 +261,18 @@ class Core:
         self._check()
 
     def run(self, ticks: int) -> None:
+        """Run ``ticks`` game ticks."""
         self._lib.rs_run(self._handle, ticks)
         self._check()
 
     def press(self, pos: Pos) -> bool:
+        """Press the button at ``pos``; False if it was already on."""
         pressed = bool(self._lib.rs_press(self._handle, self.index[pos]))
         self._check()
         return pressed
 
     def trace_length(self) -> int:
+        """How many changes the core holds that :meth:`take_trace` has not taken yet."""
         return int(self._lib.rs_trace_len(self._handle))
 
     def take_trace(self) -> TraceChunk:
@@ -273,27 +284,31 @@ class Core:
         self._lib.rs_take_trace(self._handle, *(_address(a) for a in (ticks, indices, codes)))
         return TraceChunk(self.positions, ticks, indices, codes)
 
-    def pull(self, power: dict[Pos, int], on: dict[Pos, bool], locked: dict[Pos, bool]) -> None:
-        """Write the core's dust power, lit/powered and locked states into a simulator's maps."""
-        indices, where = self._wire
-        power.update(zip(where, self.power[indices].tolist(), strict=True))
-        indices, where = self._lit
-        on.update(zip(where, map(bool, self.on[indices].tolist()), strict=True))
-        indices, where = self._repeaters
-        locked.update(zip(where, map(bool, self.locked[indices].tolist()), strict=True))
-
-    def schedule(self) -> tuple[list[tuple[int, int, int, Pos]], list[tuple[int, Pos]], int]:
-        """The pending ticks (due, priority, order, position), the torch toggles (tick, position) and the
-        schedule counter."""
+    def state(self) -> EngineState:
+        """The running state the core has reached (for the simulator's Python side to take over)."""
         queued = int(self._lib.rs_queue_len(self._handle))
         toggles = int(self._lib.rs_toggles_len(self._handle))
         due, order, toggle_time = (np.empty(k, np.int64) for k in (queued, queued, toggles))
         priority, idx, toggle_idx = (np.empty(k, np.int32) for k in (queued, queued, toggles))
         self._lib.rs_export(self._handle, *(_address(a) for a in (due, priority, order, idx, toggle_time, toggle_idx)))
         positions = self.positions
-        entries = [
-            (d, p, o, positions[i])
+        scheduled = sorted(
+            ScheduledTick(d, p, o, positions[i])
             for d, p, o, i in zip(due.tolist(), priority.tolist(), order.tolist(), idx.tolist(), strict=True)
-        ]
-        toggled = [(when, positions[i]) for when, i in zip(toggle_time.tolist(), toggle_idx.tolist(), strict=True)]
-        return entries, toggled, int(self._lib.rs_order(self._handle))
+        )
+        toggled = tuple((when, positions[i]) for when, i in zip(toggle_time.tolist(), toggle_idx.tolist(), strict=True))
+        return EngineState(
+            time=self.time,
+            order=int(self._lib.rs_order(self._handle)),
+            recording=self._recording,
+            power=dict(zip(self._wire[1], self.power[self._wire[0]].tolist(), strict=True)),
+            on=self._flags(self._lit, self.on),
+            locked=self._flags(self._repeaters, self.locked),
+            scheduled=tuple(scheduled),
+            toggles=toggled,
+        )
+
+    @staticmethod
+    def _flags(where: tuple[npt.NDArray[np.int64], list[Pos]], values: npt.NDArray[np.int8]) -> dict[Pos, bool]:
+        indices, positions = where
+        return dict(zip(positions, map(bool, values[indices].tolist()), strict=True))

@@ -196,7 +196,7 @@ class RedstoneEnv(Env):
 
     @tool(EventArgs)
     def get_event_stream(self, args: EventArgs) -> ToolResult:
-        """The block-state changes from game tick ``since`` on: tick, position and the block's new state."""
+        """The block-state changes from game tick `since` on: tick, position and the block's new state."""
         events = list(self.sim.changes_since(args.since))
         shown = events[:EVENT_LIMIT]
         lines = [_event_line(change) for change in shown]

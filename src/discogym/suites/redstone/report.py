@@ -2,35 +2,34 @@
 rebuilds, edits), one row per (agent, model, condition). Episodes that ended in an error carry no score
 components; they are counted in ``errors`` and left out of every rate and mean."""
 
-from statistics import fmean
 from typing import Any
 
 from discogym.core.episode import Episode
-from discogym.core.report import AGENT_KEY_COLUMNS, ReportTable, by_agent, with_components
+from discogym.core.report import (
+    AGENT_KEY_COLUMNS,
+    ReportTable,
+    agent_rows,
+    by_agent,
+    component_mean,
+    component_value,
+    scored_episodes,
+    success_rate,
+)
 from discogym.suites.redstone.tasks import FAMILIES, LEVELS
-
-
-def _rate(members: list[Episode]) -> float | None:
-    return fmean(float(bool(e.score.success)) for e in members) if members else None
-
-
-def _mean(members: list[Episode], name: str) -> float | None:
-    values = [float(e.score.components.get(name, 0)) for e in members]
-    return fmean(values) if values else None
 
 
 def _level_rates(members: list[Episode]) -> list[float | None]:
     """Success per level L1-L5, for generated levels (``other``) and over all."""
-    by_level = [_rate([e for e in members if e.score.components.get("level") == level]) for level in LEVELS]
+    by_level = [success_rate([e for e in members if e.score.components.get("level") == level]) for level in LEVELS]
     other = [e for e in members if e.score.components.get("level") not in LEVELS]
-    return [*by_level, _rate(other), _rate(members)]
+    return [*by_level, success_rate(other), success_rate(members)]
 
 
 def success_table(episodes: list[Episode]) -> ReportTable:
     """Success rate per family and level (``other`` for generated levels) for each agent and condition."""
     rows: list[list[Any]] = []
     for key, members in by_agent(episodes):
-        scored = with_components(members)
+        scored = scored_episodes(members)
         for family in FAMILIES:
             in_family = [e for e in scored if e.score.components.get("family") == family]
             if in_family:
@@ -44,26 +43,24 @@ def success_table(episodes: list[Episode]) -> ReportTable:
     )
 
 
+def _work_cells(members: list[Episode]) -> list[Any]:
+    """A work-table row after its key: counts, success, then means per scored episode (a missing count is 0)."""
+    scored = scored_episodes(members)
+    return [
+        len(members),
+        len(members) - len(scored),
+        sum(bool(e.score.components.get("submitted")) for e in scored),
+        success_rate(scored),
+        component_mean(scored, "trials", missing=0.0),
+        max((int(component_value(e, "trials", 0.0)) for e in scored), default=None),
+        component_mean(scored, "rebuilds", missing=0.0),
+        component_mean(scored, "edits", missing=0.0),
+        component_mean(scored, "blocks", missing=0.0),
+    ]
+
+
 def work_table(episodes: list[Episode]) -> ReportTable:
     """Verification trials, rebuilds (build-revise cycles: edits after a trial), edits and device size."""
-    rows: list[list[Any]] = []
-    for key, members in by_agent(episodes):
-        scored = with_components(members)
-        trials = [int(e.score.components.get("trials", 0)) for e in scored]
-        rows.append(
-            [
-                *key,
-                len(members),
-                len(members) - len(scored),
-                sum(bool(e.score.components.get("submitted")) for e in scored),
-                _rate(scored),
-                _mean(scored, "trials"),
-                max(trials, default=None),
-                _mean(scored, "rebuilds"),
-                _mean(scored, "edits"),
-                _mean(scored, "blocks"),
-            ]
-        )
     return ReportTable(
         title="redstone: verification trials and rebuilds",
         columns=[
@@ -78,7 +75,7 @@ def work_table(episodes: list[Episode]) -> ReportTable:
             "edits",
             "blocks",
         ],
-        rows=rows,
+        rows=agent_rows(episodes, _work_cells),
         notes=[
             "trials: button presses (activate_button), 50 allowed per task; rebuilds: build-revise cycles, i.e. "
             "trials followed by more edits; means per episode"

@@ -25,14 +25,15 @@ In the game, a ``.schem`` we wrote rebuilds the world where it was when pasted w
 ``(0, 0, 0)`` (WorldEdit: ``//paste`` while standing there); a ``.litematic`` does so when its placement's origin
 is the recorded corner.
 
-Block states are written as the game writes them, every property present and sorted by name:
-``minecraft:redstone_repeater[delay=2,facing=west,locked=false,powered=false]``. The palette order is fixed
+Block states are written as the game writes them, with the game's ids (``minecraft:repeater``, where the palette
+says ``minecraft:redstone_repeater``) and every property present, sorted by name:
+``minecraft:repeater[delay=2,facing=west,locked=false,powered=false]``. The palette order is fixed
 (air first, then the states sorted as text) and the gzip header carries no time stamp, so the same world always
 gives the same bytes.
 
-Reading accepts air (``minecraft:air``, ``cave_air``, ``void_air``) anywhere; any other block outside the redstone
-palette, or a palette block with a property value the palette does not have, is a UserError naming each such
-block state and the positions where it occurs.
+Reading accepts air (``minecraft:air``, ``cave_air``, ``void_air``) anywhere, and the repeater under either name;
+any other block outside the redstone palette, or a palette block with a property value the palette does not have,
+is a UserError naming each such block state and the positions where it occurs.
 """
 
 import gzip
@@ -48,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from discogym.core.errors import UserError
-from discogym.suites.redstone.blocks import AIR, PROPERTIES, Block, Pos, make_block
+from discogym.suites.redstone.blocks import AIR, PROPERTIES, Block, Pos, game_id, make_block, palette_id
 from discogym.suites.redstone.world import World, format_pos
 
 DATA_VERSION: Final = 3953  # Minecraft Java Edition 1.21
@@ -66,8 +67,9 @@ _STATE = re.compile(r"(?:([a-z0-9_.-]+):)?([a-z0-9_./-]+)(?:\[([^\]]*)\])?")
 
 
 def block_state(block: Block) -> str:
-    """The block as Minecraft writes a block state: the full id and every property, sorted by name."""
-    return str(make_block(block.id, **dict(block.props)))
+    """The block as Minecraft writes a block state: the game's full id and every property, sorted by name."""
+    full = make_block(block.id, **dict(block.props))
+    return str(Block(game_id(full.id), full.props))
 
 
 def parse_block_state(text: str) -> Block | None:
@@ -76,7 +78,7 @@ def parse_block_state(text: str) -> Block | None:
     if match is None:
         raise UserError(f"{text} is not a block state (minecraft:id[name=value,...])")
     namespace, name, body = match.groups()
-    block_id = f"{namespace or 'minecraft'}:{name}"
+    block_id = palette_id(f"{namespace or 'minecraft'}:{name}")
     if block_id in AIR_IDS:
         return None
     if block_id not in PROPERTIES:
@@ -174,7 +176,7 @@ def litematic_bytes(world: World) -> bytes:
     region = litemapy.Region(0, 0, 0, *size)
     for (x, y, z), block in world:
         full = make_block(block.id, **dict(block.props))
-        region[x - low[0], y - low[1], z - low[2]] = litemapy.BlockState(full.id, **dict(full.props))
+        region[x - low[0], y - low[1], z - low[2]] = litemapy.BlockState(game_id(full.id), **dict(full.props))
     schematic = litemapy.Schematic(
         name=REGION_NAME,
         author="discogym",

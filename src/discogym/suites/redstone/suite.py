@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from discogym.core.agent import AgentFactory
+from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
@@ -14,6 +15,7 @@ from discogym.core.task import Condition, Task
 from discogym.suites.redstone import agents
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.tasks import FAMILIES, TaskSpec, packaged_tasks, read_task
+from discogym.suites.redstone.verdict import recompute
 
 OFFICIAL = "official"
 CONDITIONS = (
@@ -68,6 +70,7 @@ class RedstoneSuite(Suite):
     name = "redstone"
     aliases = ("scicrafter",)
     description = "build redstone circuits that light lamps in timed patterns (SciCrafter)"
+    version = "1"  # docs/redstone.md, "Versions"
 
     def splits(self) -> list[str]:
         return [OFFICIAL, *FAMILIES]
@@ -97,22 +100,23 @@ class RedstoneSuite(Suite):
 
 
 def score(episode: Episode) -> Score:
-    """Success: the device was submitted and passes the checker. Components keep what the report needs."""
-    outcome = episode.outcome.env
+    """Success: the device was submitted and passes the checker, both recomputed from the log (the device rebuilt
+    from the logged edits, then evaluated); ``outcome.env`` is only cross-checked. Components keep what the
+    report needs."""
     spec = spec_of(episode.task)
-    check: dict[str, Any] = outcome.get("check") or {}
-    passed = bool(outcome.get("passed", False))
+    verdict = recompute(spec, episode.events)
     components: dict[str, Any] = {
         "family": spec.family,
         "level": spec.level,
-        "submitted": bool(outcome.get("submitted", False)),
-        "trials": outcome.get("trials", 0),
-        "rebuilds": outcome.get("rebuilds", 0),
-        "edits": outcome.get("edits", 0),
-        "blocks": outcome.get("blocks", 0),
-        "failures": len(check.get("failures", [])),
+        "submitted": verdict.submitted,
+        "trials": verdict.trials,
+        "rebuilds": verdict.rebuilds,
+        "edits": verdict.edits,
+        "blocks": verdict.blocks,
+        "failures": len(verdict.check["failures"]),
+        CACHE_MISMATCH: cache_mismatch(verdict.model_dump(), episode.outcome.env),
     }
-    return Score(value=1.0 if passed else 0.0, success=passed, components=components)
+    return Score(value=1.0 if verdict.passed else 0.0, success=verdict.passed, components=components)
 
 
 suite = RedstoneSuite()

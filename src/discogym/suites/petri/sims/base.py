@@ -15,8 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.errors import UserError
 
-MAX_SEED = 2**63 - 1
-
 Role = Literal["driver", "decoy", "fixed"]
 
 
@@ -136,11 +134,6 @@ class Simulation(ABC):
                 f"{self.name}.batch returned shape {values.shape} (expected {expected}) or non-finite values"
             )
         return values
-
-    def run_one(self, overrides: Mapping[str, float] | None, seed: int) -> dict[str, float]:
-        """The metric vector of one replicate, by metric name."""
-        row = self.run(overrides, [seed])[0]
-        return dict(zip(self.metrics, (float(v) for v in row), strict=True))
 
 
 def replicate_rngs(seeds: np.ndarray) -> list[np.random.Generator]:

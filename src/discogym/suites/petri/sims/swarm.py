@@ -4,6 +4,12 @@ Every replicate draws its initial positions, initial headings and the noise of e
 generator; the time loop then updates all replicates at once with elementwise operations on arrays of shape
 (replicates, agents, agents) and reductions along the agent axes only, so a replicate's numbers never depend on
 the others in the batch.
+
+The dynamics are chaotic in the disordered regime: a difference in the last bit of one heading grows until whole
+trajectories differ. So the time loop uses only IEEE-754 arithmetic (additions, multiplications, divisions,
+square roots, rounding) and numpy's pairwise sums, which give the same bits on every machine and numpy version:
+headings are carried as unit vectors, and the sines and cosines of the initial headings and of the noise come from
+:mod:`discogym.suites.petri.sims.exact`, never from the CPU-dependent ``np.sin``/``np.cos``/``np.arctan2``.
 """
 
 from collections.abc import Mapping
@@ -14,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 
 from discogym.suites.petri.sims.base import Check, Param, Simulation, make_check, replicate_rngs
+from discogym.suites.petri.sims.exact import sin_cos
 
 BOX = 4.0  # side of the periodic square, in length units (the control interaction radius is 1)
 STEPS = 240  # time steps per run
@@ -34,11 +41,18 @@ CAVEAT = (
 
 @dataclass
 class _State:
-    """Positions and headings of every replicate's agents, shape (replicates, agents)."""
+    """Positions and unit headings (ux, uy) of every replicate's agents, shape (replicates, agents)."""
 
     x: np.ndarray
     y: np.ndarray
-    theta: np.ndarray
+    ux: np.ndarray
+    uy: np.ndarray
+
+    @classmethod
+    def from_angles(cls, x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> "_State":
+        """A state whose headings are given as angles."""
+        uy, ux = sin_cos(theta)
+        return cls(x, y, ux, uy)
 
 
 @dataclass
@@ -91,36 +105,43 @@ def _desired(state: _State, pairs: _Pairs, config: Mapping[str, float]) -> tuple
     """The boids steering vector of every agent before noise: inertia + alignment + cohesion + separation."""
     radius = config["interaction_radius"]
     neighbour = (pairs.d2 < radius * radius).astype(np.float64)  # includes the agent itself
-    cos, sin = np.cos(state.theta), np.sin(state.theta)
-    ax = np.einsum("rij,rj->ri", neighbour, cos)
-    ay = np.einsum("rij,rj->ri", neighbour, sin)
-    norm = np.hypot(ax, ay)
+    # Sums along the last axis of contiguous arrays: numpy's pairwise summation, the same order everywhere
+    # (einsum and matmul may reorder them by CPU).
+    ax = (neighbour * state.ux[:, None, :]).sum(axis=2)
+    ay = (neighbour * state.uy[:, None, :]).sum(axis=2)
+    norm = np.sqrt(ax * ax + ay * ay)
     norm[norm < TINY] = 1.0
     scale = neighbour.sum(axis=2) * radius  # cohesion: mean offset to the neighbours, in interaction radii
-    cx = np.einsum("rij,rij->ri", neighbour, pairs.dx) / scale
-    cy = np.einsum("rij,rij->ri", neighbour, pairs.dy) / scale
+    cx = (neighbour * pairs.dx).sum(axis=2) / scale
+    cy = (neighbour * pairs.dy).sum(axis=2) / scale
     sx, sy = _separation(pairs, config["separation_radius"])
     align, cohere, separate = config["alignment_weight"], config["cohesion_weight"], config["separation_weight"]
-    hx = cos + align * ax / norm + cohere * cx + separate * sx
-    hy = sin + align * ay / norm + cohere * cy + separate * sy
+    hx = state.ux + align * ax / norm + cohere * cx + separate * sx
+    hy = state.uy + align * ay / norm + cohere * cy + separate * sy
     return hx, hy
 
 
-def _step(state: _State, pairs: _Pairs, noise: np.ndarray, config: Mapping[str, float]) -> _State:
-    """One synchronous update: steer, add the angular noise, move at constant speed, wrap."""
+def _step(state: _State, pairs: _Pairs, noise: tuple[np.ndarray, np.ndarray], config: Mapping[str, float]) -> _State:
+    """One synchronous update: steer, turn by the angular noise (given as its sine and cosine), move at constant
+    speed, wrap."""
     hx, hy = _desired(state, pairs, config)
-    undefined = np.hypot(hx, hy) < TINY  # a null steering vector keeps the old heading
-    theta = np.where(undefined, state.theta, np.arctan2(hy, hx)) + noise
-    theta = np.remainder(theta + np.pi, 2.0 * np.pi) - np.pi
+    length = np.sqrt(hx * hx + hy * hy)
+    undefined = length < TINY  # a null steering vector keeps the old heading
+    safe = np.where(undefined, 1.0, length)
+    dx = np.where(undefined, state.ux, hx / safe)
+    dy = np.where(undefined, state.uy, hy / safe)
+    sine, cosine = noise
+    ux = cosine * dx - sine * dy
+    uy = sine * dx + cosine * dy
     speed = config["speed"]
-    x = np.remainder(state.x + speed * np.cos(theta), BOX)
-    y = np.remainder(state.y + speed * np.sin(theta), BOX)
-    return _State(x, y, theta)
+    x = np.remainder(state.x + speed * ux, BOX)
+    y = np.remainder(state.y + speed * uy, BOX)
+    return _State(x, y, ux, uy)
 
 
-def _polarization(theta: np.ndarray) -> np.ndarray:
+def _polarization(state: _State) -> np.ndarray:
     """|mean unit heading| per replicate, in [0, 1]."""
-    return np.asarray(np.hypot(np.cos(theta).mean(axis=1), np.sin(theta).mean(axis=1)))
+    return np.asarray(np.hypot(state.ux.mean(axis=1), state.uy.mean(axis=1)))
 
 
 def _circular_centre(coord: np.ndarray) -> np.ndarray:
@@ -134,7 +155,7 @@ def _milling(state: _State) -> np.ndarray:
     """|sum of r_i x u_i| / sum |r_i| about the flock's periodic centre, per replicate, in [0, 1]."""
     rx = _wrap(state.x - _circular_centre(state.x)[:, None])
     ry = _wrap(state.y - _circular_centre(state.y)[:, None])
-    torque = (rx * np.sin(state.theta) - ry * np.cos(state.theta)).sum(axis=1)
+    torque = (rx * state.uy - ry * state.ux).sum(axis=1)
     lever = np.hypot(rx, ry).sum(axis=1)
     return np.where(lever > TINY, np.abs(torque) / np.maximum(lever, TINY), 0.0)
 
@@ -160,8 +181,9 @@ def _cluster_count(pairs: _Pairs, radius: float) -> np.ndarray:
     return np.asarray((labels == np.arange(n)).sum(axis=1), dtype=np.float64)
 
 
-def _initial(config: Mapping[str, float], seeds: np.ndarray) -> tuple[_State, np.ndarray]:
-    """Initial state and the (steps, replicates, agents) noise, each replicate from its own generator."""
+def _initial(config: Mapping[str, float], seeds: np.ndarray) -> tuple[_State, tuple[np.ndarray, np.ndarray]]:
+    """Initial state and the sine and cosine of the (steps, replicates, agents) noise angles, each replicate from its
+    own generator."""
     n = int(config["n_agents"])
     draws = [
         (rng.uniform(0.0, BOX, (2, n)), rng.uniform(-np.pi, np.pi, n), rng.uniform(-0.5, 0.5, (STEPS, n)))
@@ -170,20 +192,20 @@ def _initial(config: Mapping[str, float], seeds: np.ndarray) -> tuple[_State, np
     positions = np.stack([draw[0] for draw in draws])
     theta = np.stack([draw[1] for draw in draws])
     noise = np.stack([draw[2] for draw in draws], axis=1) * config["noise"]
-    return _State(positions[:, 0].copy(), positions[:, 1].copy(), theta), noise
+    return _State.from_angles(positions[:, 0].copy(), positions[:, 1].copy(), theta), sin_cos(noise)
 
 
 def simulate(config: Mapping[str, float], seeds: np.ndarray) -> np.ndarray:
     """Metric vectors (one row per seed, columns as ``Swarm.metrics``) of the resolved ``config``."""
-    state, noise = _initial(config, seeds)
-    replicates, n = state.theta.shape
+    state, (noise_sin, noise_cos) = _initial(config, seeds)
+    replicates, n = state.x.shape
     pairs = _Pairs(*(np.empty((replicates, n, n)) for _ in range(3)))
     polarization, milling, nearest = np.zeros(replicates), np.zeros(replicates), np.zeros(replicates)
     snapshots = 0
     for t in range(STEPS):
-        state = _step(state, _pairs(state, pairs), noise[t], config)
+        state = _step(state, _pairs(state, pairs), (noise_sin[t], noise_cos[t]), config)
         if t >= STEPS - WINDOW:
-            polarization += _polarization(state.theta)
+            polarization += _polarization(state)
             milling += _milling(state)
             if (STEPS - 1 - t) % SNAPSHOT_EVERY == 0:
                 nearest += _nearest_distance(_pairs(state, pairs))

@@ -1,0 +1,1 @@
+"""Small, complete examples of extending discogym."""

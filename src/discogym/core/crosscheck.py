@@ -1,0 +1,60 @@
+"""Rescoring from the log: what the suites' verdict replays share, and the cross-check against the cache.
+
+Every suite recomputes its verdict from an episode's events (the logged calls and results) and the task;
+the environment's own summary, ``outcome.env``, is only a cached copy. The scorer compares the two and lists
+the fields on which they disagree in the score component :data:`CACHE_MISMATCH`; the score itself always
+comes from the events. ``discogym report`` prints one warning line per such episode.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from discogym.core.env import Env
+from discogym.core.episode import Episode
+from discogym.core.jsonsafe import json_safe
+from discogym.core.tools import Tool, ToolCall, parse_args_object
+
+CACHE_MISMATCH = "cache_mismatch"
+
+
+def cache_mismatch(recomputed: Mapping[str, Any], cached: Mapping[str, Any]) -> list[str]:
+    """The names of the recomputed fields whose cached copy (an episode's ``outcome.env``) is missing or
+    differs, sorted. Values are compared in their stored JSON form."""
+    return sorted(name for name, value in recomputed.items() if name not in cached or json_safe(value) != cached[name])
+
+
+def mismatched_fields(episode: Episode) -> list[str]:
+    """The fields its scorer found to disagree with the cached outcome, or [] (none, or not cross-checked)."""
+    fields = episode.score.components.get(CACHE_MISMATCH)
+    return [str(name) for name in fields] if isinstance(fields, list) else []
+
+
+def mismatch_warning(episode: Episode) -> str | None:
+    """One line saying that the episode's cached outcome disagrees with its log (``discogym report`` prints it as
+    a warning), or None when it agrees."""
+    fields = mismatched_fields(episode)
+    if not fields:
+        return None
+    return (
+        f"episode {episode.key.file_stem()}: its cached outcome (outcome.env) disagrees with its log on "
+        f"{', '.join(fields)}; the score comes from the log"
+    )
+
+
+def declared_tools(env_class: type[Env]) -> list[Tool]:
+    """Every tool an environment class declares (what :meth:`Env.tools` offers unless a subclass narrows it)."""
+    return list(env_class._declared_tools.values())
+
+
+def accepted_args(tools: Sequence[Tool], call: ToolCall) -> BaseModel | None:
+    """A logged call's arguments validated as :meth:`discogym.core.env.Env.call` validates them before it runs
+    a tool, or None when the environment refused the call (an unknown tool, malformed arguments)."""
+    chosen = next((tool for tool in tools if tool.name == call.tool), None)
+    if chosen is None:
+        return None
+    try:
+        return chosen.args_model.model_validate(parse_args_object(call.args))
+    except ValueError:
+        return None

@@ -1,0 +1,173 @@
+"""Planning episodes: which episodes a run plays, their keys and seeds, and the next free repeat.
+
+Every way of making an episode (the runner's grid, ``discogym play``, an outside client's session) plans it
+here, so an episode's key and seeds do not depend on how it was started.
+"""
+
+from collections.abc import Callable, Iterable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from discogym import __version__
+from discogym.core.agent import AgentOptions, find_generic_agent
+from discogym.core.agent_lookup import make_agent, resolve_agent_name
+from discogym.core.episode import EpisodeKey
+from discogym.core.errors import MissingCredentials, UserError
+from discogym.core.play import PlannedEpisode
+from discogym.core.seeding import derive_seed
+from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
+
+
+class RunConfig(BaseModel):
+    """What a run plays. Stored as ``run.json``; a rerun must name the same suite and seed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    split: str
+    tasks: list[str] | None = None
+    conditions: list[str]
+    agents: list[AgentOptions]
+    repeats: int = Field(default=1, ge=1)
+    seed: int = Field(default=0, ge=0, lt=2**63)
+    discogym_version: str = __version__
+
+    @classmethod
+    def for_suite(
+        cls,
+        suite: Suite,
+        agents: Iterable[str | AgentOptions] = ("reference",),
+        *,
+        split: str | None = None,
+        tasks: list[str] | None = None,
+        conditions: list[str] | None = None,
+        repeats: int = 1,
+        seed: int = 0,
+        skipped: list[str] | None = None,
+    ) -> "RunConfig":
+        """A configuration with the suite's defaults (first split, first condition) for what is not given,
+        and agent names resolved and checked."""
+        requested = [AgentOptions(name=agent) if isinstance(agent, str) else agent for agent in agents]
+        return cls(
+            suite=suite.name,
+            split=split or suite.splits()[0],
+            tasks=tasks,
+            conditions=conditions or [suite.conditions()[0].name],
+            agents=resolve_agents(suite, requested, skipped),
+            repeats=repeats,
+            seed=seed,
+        )
+
+
+def resolve_agents(
+    suite: Suite, agents: Iterable[AgentOptions], skipped: list[str] | None = None
+) -> list[AgentOptions]:
+    """Replace ``reference`` by the concrete solver name and check each agent can be built.
+
+    A model and budgets given to an agent that takes no model are dropped. An agent whose model has no
+    API key is left out, its message added to ``skipped``, when a list is given (otherwise, and when no
+    agent is left, that is an error).
+    """
+    resolved = []
+    for options in agents:
+        concrete = options.model_copy(update={"name": resolve_agent_name(suite, options.name)})
+        entry = find_generic_agent(concrete.name) if concrete.name not in suite.reference_agents() else None
+        if entry is None or not entry.takes_model:
+            concrete = concrete.model_copy(update={"model": None, "token_limit": None, "cost_limit": None})
+        if concrete in resolved:
+            continue
+        try:
+            make_agent(suite, concrete)  # raises UserError now rather than in every episode
+        except MissingCredentials as err:
+            if skipped is None:
+                raise
+            skipped.append(str(err))
+            continue
+        resolved.append(concrete)
+    if not resolved:
+        raise UserError("no agent left to run" + (f" ({'; '.join(skipped)})" if skipped else ""))
+    return resolved
+
+
+def selected_tasks(suite: Suite, config: RunConfig) -> list[Task]:
+    """The tasks a run plays: the split's, or those of ``config.tasks`` in that order (UserError for an
+    unknown id)."""
+    tasks = suite.tasks(config.split)
+    if config.tasks is None:
+        return tasks
+    by_id = {task.id: task for task in tasks}
+    missing = [task_id for task_id in config.tasks if task_id not in by_id]
+    if missing:
+        raise UserError(f"split '{config.split}' of suite '{suite.name}' has no task {', '.join(map(repr, missing))}")
+    return [by_id[task_id] for task_id in config.tasks]
+
+
+def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
+    """The episodes of a run in a fixed order: tasks, then conditions, then agents, then repeats.
+
+    An episode asked for twice (the same task or agent named twice, ``reference`` and the solver it
+    stands for) is planned once.
+    """
+    tasks = selected_tasks(suite, config)
+    conditions = [suite.condition(name) for name in config.conditions]
+    planned = []
+    seen: set[EpisodeKey] = set()
+    for task in tasks:
+        for condition in conditions:
+            for agent in config.agents:
+                for repeat in range(config.repeats):
+                    item = plan_episode(suite.name, task, condition, agent, repeat, config.seed)
+                    if item.key not in seen:
+                        seen.add(item.key)
+                        planned.append(item)
+    return planned
+
+
+def plan_episode(
+    suite_name: str, task: Task, condition: Condition, agent: AgentOptions, repeat: int, run_seed: int
+) -> PlannedEpisode:
+    """One episode with its key and seeds (the runner's and every interface's way of making one)."""
+    key = EpisodeKey(
+        suite=suite_name,
+        task=task.id,
+        condition=condition.name,
+        agent=agent.name,
+        model=agent.model,
+        agent_options=agent.options,
+        token_limit=agent.token_limit,
+        cost_limit=agent.cost_limit,
+        repeat=repeat,
+    )
+    return PlannedEpisode(
+        key=key,
+        task=task,
+        condition=condition,
+        agent=agent,
+        run_seed=run_seed,
+        # The world's randomness depends on the repeat but not on the agent, so agents are compared on
+        # the same world instances.
+        env_seed=derive_seed(run_seed, "env", suite_name, task.id, condition.name, repeat),
+        agent_seed=derive_seed(run_seed, "agent", key.canonical()),
+    )
+
+
+def plan_next_free(
+    suite_name: str,
+    task: Task,
+    condition: Condition,
+    agent: AgentOptions,
+    run_seed: int,
+    taken: Callable[[EpisodeKey], bool],
+) -> PlannedEpisode:
+    """The episode of (task, condition, agent) with the lowest repeat whose key ``taken`` does not claim.
+
+    This is how playing a task again (``discogym play``, an outside client's session) makes a new episode:
+    repeat *k* meets the world ``discogym run`` plays in its repeat *k*.
+    """
+    repeat = 0
+    while True:
+        planned = plan_episode(suite_name, task, condition, agent, repeat, run_seed)
+        if not taken(planned.key):
+            return planned
+        repeat += 1

@@ -1,0 +1,258 @@
+"""Episodes whose agent acts from outside the process: an MCP client, a person in a web page, an Inspect
+solver. Each client has a :class:`Session` that plays one episode at a time; every episode is logged,
+scored and written exactly as the runner writes its own.
+
+Nothing here knows of a protocol: :mod:`discogym.interfaces.mcp.server` maps it onto MCP, and other
+interfaces map it onto theirs.
+"""
+
+import threading
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from discogym.core.agent import AgentOptions
+from discogym.core.episode import EpisodeKey
+from discogym.core.errors import InfrastructureError, UserError
+from discogym.core.planning import plan_next_free
+from discogym.core.play import AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, PlannedEpisode
+from discogym.core.storage import RunDir
+from discogym.core.suite import Suite
+from discogym.core.task import Condition, Task
+from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+
+UNKNOWN_CLIENT = "unknown"
+STARTED_ANOTHER = "the client started another task"
+
+
+class ClientMistake(Exception):
+    """A request the client should not have made (no task running, unknown task), or an episode that ended
+    under it; the message is for the client."""
+
+
+class TaskSummary(BaseModel):
+    """A task as a client sees it in the listing: what an agent may see, never the ground truth."""
+
+    id: str
+    brief: str
+
+
+class TaskList(BaseModel):
+    """The tasks and conditions on offer."""
+
+    suite: str
+    split: str
+    conditions: list[str]
+    tasks: list[TaskSummary]
+
+
+class StartedTask(BaseModel):
+    """A started episode: the brief to act on and the names of the tools to act with."""
+
+    episode: str
+    task: str
+    condition: str
+    repeat: int
+    brief: str
+    tools: list[str]
+
+
+class ExternalEpisodes:
+    """The episodes of every session of one suite, written into one run directory.
+
+    Each episode is recorded under agent ``agent`` with the option ``client`` (the client's name). Each
+    (task, condition, client) gets the next free repeat number, so a client that plays a task again makes
+    a new episode, with the world seed ``discogym run`` would use for that repeat.
+    """
+
+    def __init__(self, suite: Suite, out: Path, *, agent: str, split: str | None = None, seed: int = 0) -> None:
+        self.suite = suite
+        self.run_dir = RunDir(out)
+        self.agent = agent
+        self.split = split or suite.splits()[0]
+        self.seed = seed
+        self.tasks = {task.id: task for task in suite.tasks(self.split)}
+        self._reserved: set[EpisodeKey] = set()
+        self._lock = threading.Lock()
+        self._preview: list[ToolSpec] | None = None
+
+    def session(self, client: str = UNKNOWN_CLIENT) -> "Session":
+        """A new session for the client called ``client``, playing nothing yet."""
+        return Session(self, client)
+
+    def list_tasks(self) -> TaskList:
+        """The tasks of the split being served."""
+        return TaskList(
+            suite=self.suite.name,
+            split=self.split,
+            conditions=[c.name for c in self.suite.conditions()],
+            tasks=[TaskSummary(id=t.id, brief=t.brief) for t in self.tasks.values()],
+        )
+
+    def preview_tools(self) -> list[ToolSpec]:
+        """The tools of the split's first task in the default condition, listed before any task starts."""
+        if self._preview is None:
+            first = next(iter(self.tasks.values()), None)
+            self._preview = [] if first is None else self._tools_of(first)
+        return self._preview
+
+    def _tools_of(self, task: Task) -> list[ToolSpec]:
+        env = self.suite.make_env(task, self.suite.conditions()[0], 0)
+        try:
+            return env.tool_specs()
+        finally:
+            env.close()
+
+    def task(self, task_id: str) -> Task:
+        """The task called ``task_id``, or a ClientMistake listing some that exist."""
+        task = self.tasks.get(task_id)
+        if task is None:
+            listed = ", ".join(list(self.tasks)[:10]) + (", ..." if len(self.tasks) > 10 else "")
+            raise ClientMistake(f"split '{self.split}' has no task {task_id!r}; tasks: {listed} (see list_tasks)")
+        return task
+
+    def condition(self, name: str | None) -> Condition:
+        """The condition called ``name`` (the suite's first if None), or a ClientMistake listing the valid ones."""
+        if not name:
+            return self.suite.conditions()[0]
+        try:
+            return self.suite.condition(name)
+        except UserError as err:
+            raise ClientMistake(str(err)) from None
+
+    def reserve(self, task: Task, condition: Condition, client: str) -> PlannedEpisode:
+        """Plan the client's next episode of (task, condition) and hold its key until it is written or
+        released, so two sessions of one client never get the same repeat."""
+        agent = AgentOptions(name=self.agent, options={"client": client})
+        with self._lock:
+            planned = plan_next_free(
+                self.suite.name,
+                task,
+                condition,
+                agent,
+                self.seed,
+                lambda key: key in self._reserved or self.run_dir.has_episode(key),
+            )
+            self._reserved.add(planned.key)
+        return planned
+
+    def release(self, key: EpisodeKey) -> None:
+        """Let the key go (its episode was written or abandoned)."""
+        with self._lock:
+            self._reserved.discard(key)
+
+    def write(self, recorder: EpisodeRecorder) -> str:
+        """Finish the episode (closing its environment), write it, release its key; return its file name."""
+        try:
+            episode, runtime = recorder.finish()
+            self.run_dir.write_episode(episode, runtime)
+        finally:
+            self.release(recorder.planned.key)
+        return self.run_dir.episode_path(episode.key).name
+
+
+class Session:
+    """One client's state: the episode it is playing, if any. Not safe for concurrent use by one client."""
+
+    def __init__(self, host: ExternalEpisodes, client: str = UNKNOWN_CLIENT) -> None:
+        self.host = host
+        self.client = client
+        self.recorder: EpisodeRecorder | None = None
+
+    @property
+    def playing(self) -> bool:
+        """True while an episode is running."""
+        return self.recorder is not None and not self.recorder.over
+
+    def tools(self) -> list[ToolSpec]:
+        """The tools of the running episode, or the preview when none is running."""
+        if self.recorder is not None and self.playing:
+            return self.recorder.tools
+        return self.host.preview_tools()
+
+    def brief_images(self) -> list[ToolImage]:
+        """The pictures that go with the running episode's brief (none when nothing runs)."""
+        return self.recorder.brief_images if self.recorder is not None else []
+
+    def start(self, task_id: str, condition: str | None = None) -> StartedTask:
+        """Start an episode; one the session was still playing ends as ``agent_stopped`` and is written."""
+        task = self.host.task(task_id)
+        chosen = self.host.condition(condition)
+        if self.playing:
+            self.end(STARTED_ANOTHER)
+        planned = self.host.reserve(task, chosen, self.client)
+        recorder = self.recorder = EpisodeRecorder(self.host.suite, planned)
+        try:
+            recorder.open()
+        except EpisodeStopped as err:
+            self._write()
+            raise ClientMistake(
+                f"the environment failed to start ({err}); the episode was recorded as an error"
+            ) from err
+        except BaseException:
+            self.abandon()
+            raise
+        return StartedTask(
+            episode=planned.key.file_stem(),
+            task=task.id,
+            condition=chosen.name,
+            repeat=planned.key.repeat,
+            brief=recorder.brief,
+            tools=[spec.name for spec in recorder.tools],
+        )
+
+    def call(self, tool: str, args: object) -> ToolResult:
+        """Make one call in the running episode; write the episode if the call ended it."""
+        recorder = self._running()
+        try:
+            result = recorder.call(ToolCall.model_validate({"tool": tool, "args": args}))
+        except EpisodeStopped as err:
+            self._write()
+            raise ClientMistake(
+                f"the environment failed ({err}); the episode ended with an error and was recorded"
+            ) from err
+        except InfrastructureError as err:
+            self.abandon()
+            raise ClientMistake(_abandoned(err)) from err
+        except BaseException:
+            self.abandon()
+            raise
+        if recorder.over:
+            self._write()
+            result = result.model_copy(update={"text": f"{result.text}\n(The episode is over and has been recorded.)"})
+        return result
+
+    def end(self, message: str | None) -> str:
+        """End the running episode at the client's wish (``agent_stopped``), write it, return its file name."""
+        self._running().stop(AGENT_STOPPED, message or None)
+        return self._write()
+
+    def abandon(self) -> None:
+        """Drop the running episode unwritten (the client went away; like an episode cut by Ctrl-C in a run),
+        closing its environment."""
+        recorder, self.recorder = self.recorder, None
+        if recorder is not None:
+            recorder.abandon()
+            self.host.release(recorder.planned.key)
+
+    def _running(self) -> EpisodeRecorder:
+        if self.recorder is None or not self.playing:
+            raise ClientMistake("no task is running: call list_tasks, then start_task")
+        return self.recorder
+
+    def _write(self) -> str:
+        recorder, self.recorder = self.recorder, None
+        if recorder is None:
+            raise RuntimeError("no episode to write")
+        try:
+            return self.host.write(recorder)
+        except InfrastructureError as err:  # e.g. a judge model's endpoint down while scoring
+            recorder.abandon()
+            raise ClientMistake(_abandoned(err)) from err
+        except BaseException:
+            recorder.abandon()
+            raise
+
+
+def _abandoned(err: InfrastructureError) -> str:
+    return f"infrastructure fault ({err}); the episode was abandoned: start it again"

@@ -1,0 +1,149 @@
+"""What an episode was played against: the suite's version and a content hash of its task.
+
+Both are recorded in every episode's provenance. A resumed run refuses to add episodes beside ones of
+another suite version or of a task whose content has changed since (their scores would not be
+comparable), and ``discogym report`` warns about a run directory that mixes them anyway.
+"""
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+import orjson
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from discogym.core.episode import EpisodeKey
+from discogym.core.errors import UserError
+from discogym.core.storage import RunDir
+from discogym.core.suite import Suite
+from discogym.core.task import Task
+
+SHOWN = 5  # how many task ids or file names a message lists before "..."
+
+
+def task_hash(task: Task) -> str:
+    """The SHA-256 (hex) of the task's canonical JSON: sorted keys, no spaces, ground truth included.
+
+    It depends only on the task's content, not on key order, process or hash seed.
+    """
+    canonical = orjson.dumps(task.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(canonical).hexdigest()
+
+
+class _RecordedVersions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    suite_version: str | None = None
+    task_hash: str | None = None
+
+
+class _StampedEpisode(BaseModel):
+    """The parts of an episode file that say what it was played against (the log is not validated)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: EpisodeKey
+    task: Task
+    provenance: _RecordedVersions
+
+
+class EpisodeStamp(BaseModel):
+    """One episode file's suite, task, suite version and task hash."""
+
+    path: Path
+    suite: str
+    task: str
+    suite_version: str | None
+    task_hash: str
+
+
+def read_stamps(run_dir: RunDir) -> list[EpisodeStamp]:
+    """The stamps of every readable episode file of the run, in file-name order.
+
+    A file written before hashes were recorded is hashed from the task it stores; an unreadable file is
+    left out (the runner plays such an episode again).
+    """
+    stamps = []
+    for path in run_dir.episode_paths():
+        try:
+            stamped = _StampedEpisode.model_validate_json(path.read_bytes())
+        except (OSError, ValidationError):
+            continue
+        recorded = stamped.provenance
+        stamps.append(
+            EpisodeStamp(
+                path=path,
+                suite=stamped.key.suite,
+                task=stamped.task.id,
+                suite_version=recorded.suite_version,
+                task_hash=recorded.task_hash or task_hash(stamped.task),
+            )
+        )
+    return stamps
+
+
+def _listed(items: list[str]) -> str:
+    return ", ".join(items[:SHOWN]) + (", ..." if len(items) > SHOWN else "")
+
+
+def _episodes(count: int) -> str:
+    return f"{count} episode" + ("" if count == 1 else "s")
+
+
+def check_resumable(suite: Suite, run_dir: RunDir, tasks: Iterable[Task]) -> None:
+    """Refuse (UserError) to play ``tasks`` into ``run_dir`` when it holds episodes of ``suite`` from
+    another suite version, or of one of these task ids with other content. Episodes that predate
+    recorded versions (no ``suite_version``) are checked by their task's content only."""
+    current = {task.id: task_hash(task) for task in tasks}
+    changed: set[str] = set()
+    versions: set[str] = set()
+    conflicting: list[EpisodeStamp] = []
+    for stamp in read_stamps(run_dir):
+        if stamp.suite != suite.name:
+            continue
+        other_version = stamp.suite_version is not None and stamp.suite_version != suite.version
+        other_task = stamp.task in current and stamp.task_hash != current[stamp.task]
+        if other_version and stamp.suite_version is not None:
+            versions.add(stamp.suite_version)
+        if other_task:
+            changed.add(stamp.task)
+        if other_version or other_task:
+            conflicting.append(stamp)
+    if not conflicting:
+        return
+    reasons = []
+    if versions:
+        reasons.append(f"suite version {_listed(sorted(versions))} (now {suite.version})")
+    if changed:
+        reasons.append(f"tasks whose content has changed since ({_listed(sorted(changed))})")
+    files = _listed([stamp.path.name for stamp in conflicting])
+    raise UserError(
+        f"{run_dir.root} holds {_episodes(len(conflicting))} of {' and of '.join(reasons)}, which cannot be mixed "
+        f"with new ones; choose another --out, or delete those episode files from {run_dir.episodes_dir} "
+        f"({files}) to play them again"
+    )
+
+
+def mixed_versions(run_dir: RunDir) -> str | None:
+    """One line saying what the run directory mixes (suite versions, a task's contents), or None."""
+    versions: dict[str, set[str]] = defaultdict(set)
+    hashes: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for stamp in read_stamps(run_dir):
+        if stamp.suite_version is not None:
+            versions[stamp.suite].add(stamp.suite_version)
+        hashes[(stamp.suite, stamp.task)].add(stamp.task_hash)
+    problems = [
+        f"suite '{name}' versions {', '.join(sorted(found))}"
+        for name, found in sorted(versions.items())
+        if len(found) > 1
+    ]
+    changed = sorted(f"{name}/{task}" for (name, task), found in hashes.items() if len(found) > 1)
+    if changed:
+        problems.append(f"tasks with more than one content ({_listed(changed)})")
+    if not problems:
+        return None
+    return (
+        f"{run_dir.root} mixes episodes of {'; '.join(problems)}; scores across them may not be comparable "
+        "(see docs/episode-format.md, Versions)"
+    )
