@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import discogym.core.agents  # noqa: F401 - the built-in agents register before any test copies the registry
+import discogym.core.generic_agents  # noqa: F401 - the built-in agents register before any test copies the registry
 from discogym.core import agent as agent_module
 from discogym.core import plugins
 from discogym.core import suite as suite_module
@@ -63,7 +63,7 @@ def register():
 """
 AGENTS = """
 from discogym.core.agent import register_agent
-from discogym.core.agents import RandomAgent
+from discogym.core.generic_agents import RandomAgent
 
 def register():
     register_agent("fakeagent", lambda options: RandomAgent(), "a plugin's agent")

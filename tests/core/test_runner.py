@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from discogym.core import AgentOptions, Episode, InfrastructureError, UserError
-from discogym.core.aggregate import build_report
+from discogym.core.episode_loop import score_episode
 from discogym.core.executors import Executor, Faulted, Played, play_and_write
-from discogym.core.play import score_episode
+from discogym.core.run_report import build_report
 from discogym.core.runner import RunConfig, Runner, plan_episodes
 from discogym.core.storage import RunDir
 from tests.core.toy_suite import MALFORMED_CALLS, DigitSuite, suite

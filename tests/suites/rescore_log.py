@@ -10,7 +10,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from discogym.core.episode import Episode, Event
-from discogym.core.play import score_episode
+from discogym.core.episode_loop import score_episode
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from discogym.core.tools import ToolCall, ToolResult

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from discogym.core.env import Env, Limits
     from discogym.core.episode import Episode, EpisodeKey, Event, Outcome, Provenance, Score
     from discogym.core.errors import InfrastructureError, ToolError, UserError
-    from discogym.core.report import ReportTable
+    from discogym.core.report_tables import ReportTable
     from discogym.core.seeding import derive_seed, make_rng
     from discogym.core.suite import Suite, all_suites, get_suite, register_suite
     from discogym.core.task import Condition, Task
@@ -36,7 +36,7 @@ _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(["Env", "Limits"], "env"),
     **dict.fromkeys(["Episode", "EpisodeKey", "Event", "Outcome", "Provenance", "Score"], "episode"),
     **dict.fromkeys(["InfrastructureError", "ToolError", "UserError"], "errors"),
-    "ReportTable": "report",
+    "ReportTable": "report_tables",
     **dict.fromkeys(["derive_seed", "make_rng"], "seeding"),
     **dict.fromkeys(["Suite", "all_suites", "get_suite", "register_suite"], "suite"),
     **dict.fromkeys(["Condition", "Task"], "task"),

@@ -1,6 +1,6 @@
 """Finding the agent a user named: a suite's reference solvers first, then the generic agents."""
 
-import discogym.core.agents  # noqa: F401 - registers the generic agents
+import discogym.core.generic_agents  # noqa: F401 - registers the generic agents
 from discogym.core.agent import Agent, AgentFactory, AgentOptions, find_generic_agent, generic_agents
 from discogym.core.errors import UserError
 from discogym.core.suite import Suite

@@ -19,11 +19,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from discogym.core.agent import AgentOptions, Turn
-from discogym.core.agents import RandomAgent
 from discogym.core.episode import Episode, Score
+from discogym.core.episode_loop import AGENT_ERROR, AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, score_episode
 from discogym.core.errors import UserError
+from discogym.core.generic_agents import RandomAgent
 from discogym.core.planning import plan_episode
-from discogym.core.play import AGENT_ERROR, AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, score_episode
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.core.tools import MCP_HARNESS_TOOLS, ToolSpec

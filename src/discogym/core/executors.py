@@ -25,8 +25,8 @@ from pydantic import BaseModel
 
 from discogym.core.agent import Usage
 from discogym.core.episode import Episode, EpisodeKey
+from discogym.core.episode_loop import PlannedEpisode, play_episode
 from discogym.core.errors import InfrastructureError
-from discogym.core.play import PlannedEpisode, play_episode
 from discogym.core.storage import RunDir
 from discogym.core.suite import Suite
 
@@ -170,6 +170,11 @@ def _terminate(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         process.join(timeout=10)
     pool.shutdown(wait=False, cancel_futures=True)
+    # Let the pool's manager thread see its dead workers and close its pipes now: left running, it races the
+    # interpreter's exit hook, which then writes to a closed pipe and prints a traceback after Ctrl-C.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=10)
 
 
 def executor_for(workers: int) -> Executor:

@@ -12,8 +12,8 @@ from discogym import __version__
 from discogym.core.agent import AgentOptions, find_generic_agent
 from discogym.core.agent_lookup import make_agent, resolve_agent_name
 from discogym.core.episode import EpisodeKey
+from discogym.core.episode_loop import PlannedEpisode
 from discogym.core.errors import MissingCredentials, UserError
-from discogym.core.play import PlannedEpisode
 from discogym.core.seeding import derive_seed
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task

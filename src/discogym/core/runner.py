@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from discogym.core.episode import EpisodeKey
+from discogym.core.episode_loop import PlannedEpisode
 from discogym.core.errors import UserError
 from discogym.core.executors import EpisodeSummary, Executor, Played, executor_for
 from discogym.core.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
-from discogym.core.play import PlannedEpisode
 from discogym.core.progress import RunListener
 from discogym.core.storage import RunDir, atomic_write
 from discogym.core.suite import Suite

@@ -13,9 +13,9 @@ from pydantic import BaseModel
 
 from discogym.core.agent import AgentOptions
 from discogym.core.episode import EpisodeKey
+from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, PlannedEpisode
 from discogym.core.errors import InfrastructureError, UserError
 from discogym.core.planning import plan_next_free
-from discogym.core.play import AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, PlannedEpisode
 from discogym.core.storage import RunDir
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task

@@ -11,7 +11,7 @@ from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
 from discogym.core.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
-from discogym.core.report import ReportTable
+from discogym.core.report_tables import ReportTable
 from discogym.core.task import Condition, Task
 
 ENTRY_POINT_GROUP = "discogym.suites"

@@ -29,8 +29,8 @@ from discogym.interfaces.suite_commands import SuiteCommandsGroup
 # are imported only when invoked (SuiteCommandsGroup).
 if TYPE_CHECKING:
     from discogym.core.agent import AgentOptions
-    from discogym.core.aggregate import RunReport
     from discogym.core.progress import RunListener
+    from discogym.core.run_report import RunReport
     from discogym.core.runner import RunConfig, RunSummary
     from discogym.core.suite import Suite
 
@@ -276,8 +276,8 @@ def report(
     as_json: JsonOption = False,
 ) -> None:
     """Aggregate a run's episodes into tables (markdown on stdout) and plots (PNG)."""
-    from discogym.core.aggregate import build_report
     from discogym.core.plots import plots_available
+    from discogym.core.run_report import build_report
     from discogym.core.storage import RunDir
     from discogym.core.versions import mixed_versions
 
@@ -335,9 +335,9 @@ def sweep(
 
 
 def _sweep_suite(suite: "Suite", out: Path, workers: int, quiet: bool) -> tuple["RunSummary", "RunReport"]:
-    from discogym.core.aggregate import build_report
     from discogym.core.plots import plots_available
     from discogym.core.progress import ProgressBar, RunListener
+    from discogym.core.run_report import build_report
     from discogym.core.runner import RunConfig
 
     config = RunConfig.for_suite(suite)
@@ -429,8 +429,8 @@ def play(
     out: Annotated[Path | None, typer.Option(help="Run directory for the episode (default: runs/play/SUITE).")] = None,
 ) -> None:
     """Play one task yourself in the terminal; the episode is scored and written like any other."""
+    from discogym.core.episode_loop import play_episode
     from discogym.core.planning import plan_next_free
-    from discogym.core.play import play_episode
     from discogym.core.runner import RunConfig, plan_episodes
     from discogym.core.storage import RunDir
     from discogym.core.suite import get_suite

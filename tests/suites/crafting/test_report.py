@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from discogym.core.agent import AgentOptions, Usage
 from discogym.core.episode import Episode, Outcome, Score
-from discogym.core.play import play_episode
-from discogym.core.report import ReportTable, table_markdown
+from discogym.core.episode_loop import play_episode
+from discogym.core.report_tables import ReportTable, table_markdown
 from discogym.core.runner import plan_episode
 from discogym.core.task import Task
 from discogym.interfaces.cli import app

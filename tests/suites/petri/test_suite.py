@@ -9,7 +9,7 @@ import pytest
 from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Episode, Turn, get_suite
 from discogym.core import agent as agent_module
 from discogym.core.agent import AgentEntry
-from discogym.core.play import play_episode
+from discogym.core.episode_loop import play_episode
 from discogym.core.runner import RunConfig, Runner, plan_episode
 from discogym.core.storage import RunDir
 from tests.conftest import run_discogym
@@ -77,7 +77,7 @@ def test_only_the_suites_own_solvers_get_the_privileged_hints(monkeypatch):
 
 def test_the_report_has_the_papers_tables(tmp_path):
     run(tmp_path, "pilot-v0", "ofat", "guess")
-    from discogym.core.aggregate import build_report
+    from discogym.core.run_report import build_report
 
     tables = {table.title: table for table in build_report(tmp_path).tables}
     tiers = tables["petri: per agent and tier"]

@@ -4,7 +4,7 @@
 from typing import Any
 
 from discogym.core.episode import Episode
-from discogym.core.report import (
+from discogym.core.report_tables import (
     AGENT_KEY_COLUMNS,
     ReportTable,
     agent_rows,

@@ -8,7 +8,7 @@ Episodes that ended in an error (or were not scored) carry no score components: 
 from typing import Any
 
 from discogym.core.episode import Episode
-from discogym.core.report import (
+from discogym.core.report_tables import (
     AGENT_KEY_COLUMNS,
     ReportTable,
     agent_rows,

@@ -10,7 +10,7 @@ from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
 from discogym.core.errors import UserError
-from discogym.core.report import ReportTable
+from discogym.core.report_tables import ReportTable
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.suites.crafting import agents, data

@@ -8,7 +8,7 @@ from statistics import fmean
 import numpy as np
 
 from discogym.core.episode import Episode
-from discogym.core.report import (
+from discogym.core.report_tables import (
     ReportTable,
     component_mean,
     group_by,

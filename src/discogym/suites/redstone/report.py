@@ -5,7 +5,7 @@ components; they are counted in ``errors`` and left out of every rate and mean."
 from typing import Any
 
 from discogym.core.episode import Episode
-from discogym.core.report import (
+from discogym.core.report_tables import (
     AGENT_KEY_COLUMNS,
     ReportTable,
     agent_rows,

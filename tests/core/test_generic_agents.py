@@ -6,7 +6,7 @@ import pytest
 
 from discogym.core import AgentContext, AgentOptions, ToolCall, Turn, UserError
 from discogym.core.agent_lookup import agent_names, make_agent, resolve_agent_name
-from discogym.core.agents import HumanAgent, RandomAgent, load_transcript
+from discogym.core.generic_agents import HumanAgent, RandomAgent, load_transcript
 from tests.core.toy_suite import suite
 
 

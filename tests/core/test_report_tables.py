@@ -7,9 +7,8 @@ import pytest
 from scipy.stats import binomtest, sem
 
 from discogym.core import AgentOptions, Episode
-from discogym.core.aggregate import GENERIC_COLUMNS, generic_table
-from discogym.core.play import play_episode
-from discogym.core.report import (
+from discogym.core.episode_loop import play_episode
+from discogym.core.report_tables import (
     agent_rows,
     by_agent,
     component_mean,
@@ -26,6 +25,7 @@ from discogym.core.report import (
     table_markdown,
     wilson_interval,
 )
+from discogym.core.run_report import GENERIC_COLUMNS, generic_table
 from discogym.core.runner import plan_episode
 from tests.core.toy_suite import suite
 

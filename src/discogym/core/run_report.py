@@ -8,10 +8,10 @@ from pydantic import BaseModel, Field
 
 from discogym.core.crosscheck import mismatch_warning
 from discogym.core.episode import Episode
+from discogym.core.episode_loop import score_episode
 from discogym.core.errors import UserError
-from discogym.core.play import score_episode
 from discogym.core.plots import plots_available, score_plot
-from discogym.core.report import (
+from discogym.core.report_tables import (
     ReportTable,
     group_by,
     mean_score,
