@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from discogym.core import AgentOptions, Episode, Task, UserError
+from discogym.core.run_report import build_report
 from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
 from discogym.core.versions import mixed_versions, task_hash
@@ -119,6 +120,7 @@ def test_report_warns_about_a_run_that_mixes_versions(tmp_path, run_cli):
     (line,) = reported.stderr.splitlines()
     assert line.startswith(f"warning: {out} mixes episodes of suite 'toy' versions 1, 2;")
     assert json.loads(reported.stdout)["warnings"] == [line.removeprefix("warning: ")]
+    assert build_report(out).warnings == [line.removeprefix("warning: ")]  # so `sweep --json` has it too
     markdown = run_cli("report", str(out), "--no-plots")
     assert markdown.stdout.rstrip().endswith(
         "scores across them may not be comparable (see docs/episode-format.md, Versions)"

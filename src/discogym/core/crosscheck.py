@@ -11,7 +11,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from discogym.core.env import Env
 from discogym.core.episode import Episode
 from discogym.core.jsonsafe import json_safe
 from discogym.core.tools import Tool, ToolCall, parse_args_object
@@ -41,11 +40,6 @@ def mismatch_warning(episode: Episode) -> str | None:
         f"episode {episode.key.file_stem()}: its cached outcome (outcome.env) disagrees with its log on "
         f"{', '.join(fields)}; the score comes from the log"
     )
-
-
-def declared_tools(env_class: type[Env]) -> list[Tool]:
-    """Every tool an environment class declares (what :meth:`Env.tools` offers unless a subclass narrows it)."""
-    return list(env_class._declared_tools.values())
 
 
 def accepted_args(tools: Sequence[Tool], call: ToolCall) -> BaseModel | None:

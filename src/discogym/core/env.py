@@ -116,6 +116,12 @@ class Env(ABC):
         """Pictures that go with the brief (e.g. the first rendered frame); none by default."""
         return []
 
+    @classmethod
+    def declared_tools(cls) -> list[Tool]:
+        """Every tool the class declares with :func:`~discogym.core.tools.tool` (what :meth:`tools` offers unless a
+        subclass narrows it)."""
+        return list(cls._declared_tools.values())
+
     def tools(self) -> list[Tool]:
         """The tools open to the agent; override to offer a subset (e.g. per condition)."""
         return list(self._declared_tools.values())

@@ -24,6 +24,7 @@ from discogym.core.report_tables import (
 )
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
+from discogym.core.versions import mixed_versions
 
 GENERIC_COLUMNS = [
     "suite",
@@ -63,7 +64,13 @@ class RunReport(BaseModel):
             + "\n\n"
         )
         plots = "".join(f"- plot: {path}\n" for path in self.plots)
-        return header + "\n".join(table_markdown(table) for table in self.tables) + (f"\n{plots}" if plots else "")
+        warnings = "".join(f"\n**warning:** {line}\n" for line in self.warnings)
+        return (
+            header
+            + "\n".join(table_markdown(table) for table in self.tables)
+            + (f"\n{plots}" if plots else "")
+            + warnings
+        )
 
     def html(self) -> str:
         """The report as a standalone HTML page (plots embedded)."""
@@ -127,7 +134,8 @@ def build_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = 
 
     ``rescore`` recomputes scores and audits with the suites' current scorers instead of the stored
     ones; ``plots_dir`` is where PNG plots go (the generic score plot, then each suite's own), if anywhere.
-    ``warnings`` names the episodes whose scorer found the cached ``outcome.env`` at odds with the log.
+    ``warnings`` says whether the directory mixes suite versions or task contents, and names the episodes whose
+    scorer found the cached ``outcome.env`` at odds with the log.
     """
     if not root.is_dir():
         raise UserError(f"no run directory at {root}")
@@ -155,5 +163,8 @@ def build_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = 
         rescored=rescore,
         tables=tables,
         plots=[str(p) for p in plots],
-        warnings=[line for line in map(mismatch_warning, episodes) if line is not None],
+        warnings=[
+            *filter(None, [mixed_versions(RunDir(root))]),
+            *[line for line in map(mismatch_warning, episodes) if line is not None],
+        ],
     )

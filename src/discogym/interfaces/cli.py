@@ -278,8 +278,6 @@ def report(
     """Aggregate a run's episodes into tables (markdown on stdout) and plots (PNG)."""
     from discogym.core.plots import plots_available
     from discogym.core.run_report import build_report
-    from discogym.core.storage import RunDir
-    from discogym.core.versions import mixed_versions
 
     with user_errors():
         if no_plots:
@@ -289,15 +287,12 @@ def report(
         built = build_report(run_dir, rescore=rescore, plots_dir=plots)
         if html is not None:
             html.write_text(built.html(), encoding="utf-8")
-        mixed = mixed_versions(RunDir(run_dir))
-    if mixed is not None:
-        stderr.print(f"[yellow]warning:[/] {escape(mixed)}", highlight=False)
-    for line in built.warnings:  # episodes whose cached outcome disagrees with the verdict from their log
+    for line in built.warnings:  # mixed versions; episodes whose cached outcome disagrees with their log
         stderr.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
     if as_json:
-        print_json({**built.model_dump(mode="json"), "warnings": [*built.warnings, *([mixed] if mixed else [])]})
+        print_json(built.model_dump(mode="json"))
     else:
-        sys.stdout.write(built.markdown() + (f"\n**warning:** {mixed}\n" if mixed else ""))
+        sys.stdout.write(built.markdown())
 
 
 @app.command()

@@ -14,7 +14,7 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
-from discogym.core.crosscheck import accepted_args, declared_tools
+from discogym.core.crosscheck import accepted_args
 from discogym.core.episode import Event
 from discogym.core.tools import ToolCall
 from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, PlanningTask, goal_reached
@@ -23,7 +23,7 @@ from discogym.suites.autumn.interpreter import Action, Interpreter, parse_action
 from discogym.suites.autumn.sexpr import AutumnError
 from discogym.suites.autumn.tasks import AutumnTask
 
-TOOLS = declared_tools(WorldTestEnv)
+TOOLS = WorldTestEnv.declared_tools()
 
 
 @cache

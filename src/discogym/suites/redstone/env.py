@@ -119,7 +119,7 @@ class RedstoneEnv(Env):
     def set_block(self, args: SetBlockArgs) -> ToolResult:
         """Place a block (or minecraft:air to remove one) at x, y, z with the given block-state properties."""
         pos = (args.x, args.y, args.z)
-        block = self._parse_block(args.block, args.properties)
+        block = self.parse_block(args.block, args.properties)
         if not self.region.contains(pos):
             raise ToolError(f"{format_pos(pos)} is outside the build region ({self.region.describe()})")
         if block.id == AIR and pos not in self.device:
@@ -221,7 +221,9 @@ class RedstoneEnv(Env):
 
     # Parsing and running
 
-    def _parse_block(self, name: str, properties: dict[str, str | int | bool]) -> Block:
+    def parse_block(self, name: str, properties: dict[str, str | int | bool]) -> Block:
+        """The block a ``set_block`` call names (a palette id and its properties), or a ToolError saying why it is
+        refused; the rescorer replays edits through it."""
         full = name.strip() if name.strip().startswith("minecraft:") else f"minecraft:{name.strip()}"
         if "[" in full:
             raise ToolError("give the block id alone and its properties in 'properties'")

@@ -69,7 +69,7 @@ class DeviceReplay:
     def _set_block(self, args: SetBlockArgs) -> None:
         pos = (args.x, args.y, args.z)
         try:
-            block = self._env._parse_block(args.block, args.properties)
+            block = self._env.parse_block(args.block, args.properties)
         except ToolError:
             return
         if not self.region.contains(pos) or (block.id == AIR and pos not in self.log.device):
