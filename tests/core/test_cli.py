@@ -263,3 +263,21 @@ def test_sweep_runs_every_suite_with_its_reference_agent(run_cli, tmp_path):
     result = json.loads(done.stdout)["suites"]["toy"]
     assert result["run"]["complete"] and result["run"]["mean_score"] == 1.0
     assert len(episode_files(tmp_path / "toy")) == 8
+
+
+@pytest.mark.parametrize("command", [["run", "toy", "--agent", "bisect"], ["play", "toy", "dev-00"]])
+def test_an_out_that_is_a_file_is_refused_before_anything_is_played(tmp_path, run_cli, command):
+    occupied = tmp_path / "results.json"
+    occupied.write_text("kept\n")
+    done = run_cli(*command, "--out", str(occupied), input="submit 3\n")
+    assert done.returncode == 2
+    assert done.stderr == f"error: {occupied} is a file, not a folder: choose a folder for --out\n"
+    assert done.stdout == "" and occupied.read_text() == "kept\n"  # the game never started, the file is untouched
+
+
+def test_tables_are_whole_when_stdout_is_not_a_terminal(run_cli):
+    listed = run_cli("list")
+    assert listed.returncode == 0, listed.stderr
+    assert "…" not in listed.stdout  # Rich cut cells at 80 columns when piped
+    assert "test.small.easy" in listed.stdout
+    assert "find which hidden simulation parameter changed, by controlled experiments with statistics" in listed.stdout

@@ -21,8 +21,12 @@ EXIT_USER_ERROR = 2
 EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 
+# Off a terminal (a pipe, a file) there is no width to fit: tables keep every cell whole instead of Rich's
+# default 80 columns, which cut and wrapped them.
+PIPE_WIDTH = 10_000
+
 stderr = Console(stderr=True, soft_wrap=True)
-stdout = Console()
+stdout = Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else.")]
 

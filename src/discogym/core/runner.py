@@ -95,6 +95,7 @@ class Runner:
     def run(self) -> RunSummary:
         """Play every planned episode that is not finished yet; return what happened."""
         planned = plan_episodes(self.suite, self.config)
+        self.run_dir.prepare()
         self._check_previous_config()
         check_resumable(self.suite, self.run_dir, {item.task.id: item.task for item in planned}.values())
         atomic_write(self.run_dir.config_path, self.config.model_dump_json(indent=1) + "\n")

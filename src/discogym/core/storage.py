@@ -54,6 +54,17 @@ class RunDir:
         """The wall-clock sidecar of the episode with this key."""
         return self.runtime_dir / f"{key.file_stem()}.json"
 
+    def prepare(self) -> None:
+        """Make the run's folders, or raise a UserError saying why they cannot be: called before any episode is
+        played, so that nothing a person or a model did is lost to a bad ``--out``."""
+        for folder in (self.root, self.episodes_dir, self.runtime_dir):
+            if folder.exists() and not folder.is_dir():
+                raise UserError(f"{folder} is a file, not a folder: choose a folder for --out")
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise UserError(f"{folder}: cannot make this run folder: {err.strerror or err}") from None
+
     def write_episode(self, episode: Episode, runtime: EpisodeRuntime) -> None:
         """Write the sidecar, then the episode: the episode file's presence marks it finished."""
         atomic_write(self.runtime_path(episode.key), runtime.model_dump_json(indent=1) + "\n")

@@ -437,6 +437,7 @@ def play(
         )
         out = out or Path("runs") / "play" / suite.name
         run_dir = RunDir(out)
+        run_dir.prepare()  # before the game: a person's play is never lost to a bad --out
         first = plan_episodes(suite, config)[0]
         # Each game is a new repeat.
         planned = plan_next_free(suite.name, first.task, first.condition, first.agent, seed, run_dir.has_episode)

@@ -63,6 +63,13 @@ def test_interaction_then_test_phases_and_their_errors():
     assert not env.call("go_to_test", {}).ok
 
 
+def test_interaction_frames_are_numbered_on_from_the_briefs_frame_0():
+    _, env = env_for("counter", "planning")
+    assert env.call("act", {"action": "click 1 1"}).text.startswith("frame 1:\n")
+    assert env.call("act", {"action": "noop"}).text.startswith("frame 2:\n")
+    assert env.call("act", {"action": "reset"}).text.startswith("frame 3:\n")  # the initial state again, shown anew
+
+
 def test_the_step_cap_ends_the_interaction_phase():
     _, env = env_for("ball", "mfp")
     env.presentation = env.presentation.model_copy(update={"interaction_steps": 3})

@@ -72,6 +72,7 @@ class WorldTestEnv(Env):
         self.challenge = task.challenge
         self.phase = INTERACTION
         self.interaction_actions: list[str] = []
+        self.interaction_frames = 1  # frames shown so far in the interaction phase; the brief shows frame 0
         self.resets = 0
         self.test_actions: list[str] = []
         self.mfp_choice: int | None = None
@@ -214,7 +215,9 @@ class WorldTestEnv(Env):
             frames = [self._step(action)]
             if self.presentation.frame_stacking:
                 frames += [self._step(None) for _ in range(max(0, int(self.world.globals.get("FRAME_RATE", 8)) - 1))]
-        text_frames = "\n".join(self._observe(i, f) for i, f in enumerate(frames))
+        first = self.interaction_frames
+        self.interaction_frames += len(frames)
+        text_frames = "\n".join(self._observe(first + i, f) for i, f in enumerate(frames))
         if len(self.interaction_actions) >= self.presentation.interaction_steps:
             return self._begin_test(text_frames + "\nThe interaction phase is over (step cap).\n")
         return ToolResult(text=text_frames, data={"frame": frames[-1]})
