@@ -52,6 +52,18 @@ def wait_for_episodes(out: Path, count: int, process: subprocess.Popen[str]) -> 
         time.sleep(0.02)
 
 
+def group_is_gone(group: int, within_s: float) -> bool:
+    """True once no process of the process group ``group`` is left, waiting at most ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 @pytest.fixture
 def run_cli():
     """:func:`run_discogym`, as a fixture."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, cli_environment, discogym_command, run_discogym, wait_for_episodes
+from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, run_discogym, wait_for_episodes
 
 SLOW_RUN = [
     "run",
@@ -108,17 +108,6 @@ def test_ctrl_c_exits_non_zero_and_writes_no_partial_episode(tmp_path, uninterru
     resumed = run_discogym(*SLOW_RUN, "--out", str(out), "--workers", workers)
     assert resumed.returncode == 0, resumed.stderr
     assert episode_files(out) == uninterrupted
-
-
-def group_is_gone(group: int, within_s: float) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_workers_end_themselves_when_the_runner_is_killed(tmp_path):

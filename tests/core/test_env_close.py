@@ -4,7 +4,6 @@ worker processes, and when the run is interrupted or its runner killed."""
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from discogym.core import AgentOptions, Episode
 from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
-from tests.conftest import REPO, cli_environment, discogym_command, wait_for_episodes
+from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, wait_for_episodes
 from tests.core.closing_suite import EVENTS, LOG_VARIABLE, opened_and_closed, suite
 
 
@@ -107,17 +106,6 @@ def start_slow_run(tmp_path: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-
-
-def group_is_gone(group: int, within_s: float) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_ctrl_c_closes_the_environments_in_flight_in_the_workers(tmp_path):
