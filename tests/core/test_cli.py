@@ -2,13 +2,20 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
+import typer.rich_utils
+from typer import _click
+from typer.core import TyperGroup
 
+from discogym.interfaces.cli import app
 from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, run_discogym, wait_for_episodes
 
 SLOW_RUN = [
@@ -270,3 +277,98 @@ def test_tables_are_whole_when_stdout_is_not_a_terminal(run_cli):
     assert "…" not in listed.stdout  # Rich cut cells at 80 columns when piped
     assert "test.small.easy" in listed.stdout
     assert "find which hidden simulation parameter changed, by controlled experiments with statistics" in listed.stdout
+
+
+def command_paths(command: Any, context: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command under ``command`` as its argv path, the suites' own commands loaded."""
+    paths = [path]
+    if isinstance(command, TyperGroup):
+        for name in command.list_commands(context):
+            _, sub, _ = command.resolve_command(context, [name])  # imports a suite's commands
+            assert sub is not None
+            paths += command_paths(sub, _click.Context(sub, parent=context, info_name=name), (*path, name))
+    return paths
+
+
+def test_help_is_plain_for_every_command(capsys, monkeypatch):
+    monkeypatch.setattr(typer.rich_utils, "MAX_WIDTH", 1000)  # one line per option: no range cut in two
+    root = typer.main.get_command(app)
+    paths = command_paths(root, _click.Context(root, info_name="discogym"))
+    assert ("run",) in paths and ("petri", "generate") in paths and len(paths) > 20
+    for path in paths:
+        root.main(args=[*path, "--help"], prog_name="discogym", standalone_mode=False)
+        shown = capsys.readouterr().out
+        assert "Usage: discogym" in shown
+        for marker in ("<bool>", "<int", "<str>", "<path>", "<float", "9223372036854775807", "x>="):
+            assert marker not in shown, (path, marker)
+    root.main(args=["run", "--help"], prog_name="discogym", standalone_mode=False)
+    shown = capsys.readouterr().out
+    assert re.search(r"--seed +N \[at least 0\]", shown) and re.search(r"--out +PATH", shown)
+
+
+def test_an_out_path_with_markup_is_printed_as_it_is(run_cli, tmp_path):
+    out = tmp_path / "x[/b]y[bold]"
+    done = run_cli("run", "toy", "--agent", "bisect", "--tasks", "dev-00", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert f"1 episode written, 0 already done, 0 ended in an error; mean score 1.000; run directory {out}\n" in (
+        done.stderr
+    )
+    assert len(episode_files(out)) == 1
+
+
+def test_a_fault_message_with_markup_does_not_stop_the_run(tmp_path):
+    echo = "gateway said [/bold] for [/v1/chat/completions]"
+
+    def flaky_run(name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        markers, out = f"fail_dir={tmp_path / name / 'm'}", str(tmp_path / name / "run")
+        args = ["--split", "tiny", "--agent", "flaky", "--agent-opt", markers, "--agent-opt", f"message={echo}"]
+        return run_discogym("run", "toy", *args, "--out", out, *extra)
+
+    left = flaky_run("left")
+    assert left.returncode == 3, left.stderr  # both episodes were tried: the first fault did not stop the run
+    assert left.stderr.count(f"{echo}; left for the next run") == 2
+    assert left.stderr.count(f": {echo}\n") == 2  # the "not finished" lines
+    assert "2 episodes were not finished" in left.stderr
+    retried = flaky_run("retried", "--retries", "1")  # each first attempt faults, its retry passes
+    assert retried.returncode == 0, retried.stderr
+    assert retried.stderr.count(f"{echo}; retrying") == 2 and "2 episodes written" in retried.stderr
+
+
+def test_list_shows_task_counts_and_the_default_split(run_cli):
+    listed = run_cli("list")
+    assert listed.returncode == 0, listed.stderr
+    assert "dev (8, default), tiny (2)" in listed.stdout
+    assert "core-v0 (10)" in listed.stdout and "pilot-v0 (6, default)" in listed.stdout
+    document = json.loads(run_cli("list", "--json").stdout)
+    toy = next(suite for suite in document["suites"] if suite["name"] == "toy")
+    assert (toy["default_split"], toy["task_counts"]) == ("dev", {"dev": 8, "tiny": 2})
+    assert toy["agent_options"]["flaky"] == ["fail_dir", "fault", "message"] and toy["agent_options"]["random"] == []
+    generic = {agent["name"]: agent["options"] for agent in document["generic_agents"]}
+    assert generic["replay"] == ["transcript"] and generic["random"] == [] and "mode" in generic["llm"]
+
+
+@pytest.mark.parametrize("command", [["run", "toy", "--tasks", "tiny-01"], ["play", "toy", "tiny-01"]])
+def test_a_task_of_another_split_gets_a_hint_naming_it(run_cli, tmp_path, command):
+    done = run_cli(*command, "--out", str(tmp_path), input="quit\n")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: split 'dev' of suite 'toy' has no task 'tiny-01'; task tiny-01 is in split tiny: add --split tiny\n"
+    )
+
+
+def test_unknown_agent_options_are_one_line_errors(run_cli, tmp_path):
+    random = run_cli("run", "toy", "--agent", "random", "--agent-opt", "foo=bar", "--out", str(tmp_path))
+    assert (random.returncode, random.stderr) == (2, "error: agent 'random' takes no options (got --agent-opt foo)\n")
+    replay = run_cli("run", "toy", "--agent", "replay", "--agent-opt", "file=x", "--out", str(tmp_path))
+    assert replay.stderr == "error: agent 'replay': --agent-opt file: unknown option (options: transcript)\n"
+    assert not (tmp_path / "episodes").exists()
+
+
+@pytest.mark.parametrize("command", [["run", "toy"], ["play", "toy", "dev-00"], ["mcp", "toy"], ["sweep", "toy"]])
+def test_an_empty_out_is_refused_rather_than_meaning_the_current_folder(tmp_path, command):
+    done = subprocess.run(
+        discogym_command(*command, "--out", ""), cwd=tmp_path, capture_output=True, text=True, env=cli_environment()
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: Invalid value for '--out': must name a folder; it is empty")
+    assert list(tmp_path.iterdir()) == []  # nothing written in the current folder

@@ -1,12 +1,17 @@
 """The generic agents: random (seeded, only valid calls), replay (recorded transcripts) and human (a terminal)."""
 
 import json
+import re
 
 import pytest
 
-from discogym.core import AgentContext, AgentOptions, ToolCall, Turn, UserError
-from discogym.core.agent_lookup import agent_names, make_agent, resolve_agent_name
-from discogym.core.generic_agents import HumanAgent, RandomAgent, load_transcript
+import discogym.core.agent as agent_module
+from discogym.core import AgentContext, AgentOptions, ToolCall, Turn, UserError, register_agent
+from discogym.core.agent import find_generic_agent
+from discogym.core.agent_lookup import accepted_options, agent_names, make_agent, resolve_agent_name
+from discogym.core.generic_agents import RandomAgent, load_transcript
+from discogym.core.human import HumanAgent
+from discogym.core.planning import RunConfig
 from tests.core.toy_suite import suite
 
 
@@ -110,15 +115,72 @@ def test_a_human_types_the_suites_own_syntax_and_mistakes_are_asked_again():
     assert agent.act([]).call == ToolCall(tool="probe", args={"n": 4})
     assert any(line.startswith("not understood: answer with one line") for line in shown)
     decision = agent.act([])
-    assert decision.call is None and decision.message == "the player left"
+    assert decision.call is None and decision.message == "the player left" and decision.termination == "abandoned"
 
 
 def test_a_human_without_a_suite_syntax_types_tool_and_json_arguments():
     env = suite.make_env(suite.tasks("dev")[0], suite.condition("plain"), seed=1)
     agent, shown = scripted_human(['probe {"n": 3', "", 'probe {"n": 3}', "quit"])
     agent.start(AgentContext(brief=env.brief(), tools=env.tool_specs(), seed=0))
-    assert "Tools (type NAME {JSON arguments}, or quit):" in shown
+    header = "Actions (TOOL key=value ...; a value is JSON or a bare word):"
+    assert header in shown
     assert agent.act([]).call == ToolCall(tool="probe", args={"n": 3})
     assert any(line.startswith("not understood: arguments are") for line in shown)
-    assert shown.count("Tools (type NAME {JSON arguments}, or quit):") == 2  # an empty line shows the tools again
+    assert shown.count(header) == 2  # an empty line shows the tools again
     assert agent.act([]).message == "the player quit"
+
+
+def agents_of(*options: AgentOptions) -> list[tuple[str, dict[str, str]]]:
+    return [(agent.name, agent.options) for agent in RunConfig.for_suite(suite, options).agents]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (AgentOptions(name="random", options={"foo": "bar"}), "agent 'random' takes no options (got --agent-opt foo)"),
+        (
+            AgentOptions(name="human", options={"b": "1", "a": "2"}),
+            "agent 'human' takes no options (got --agent-opt a, b)",
+        ),
+        (AgentOptions(name="bisect", options={"salt": "1"}), "agent 'bisect' takes no options"),
+        (
+            AgentOptions(name="replay", options={"transcript": "t.json", "speed": "2"}),
+            "agent 'replay': --agent-opt speed: unknown option (options: transcript)",
+        ),
+        (
+            AgentOptions(name="flaky", options={"colour": "blue"}),
+            "agent 'flaky': --agent-opt colour: unknown option (options: fail_dir, fault, message)",
+        ),
+    ],
+)
+def test_an_option_the_agent_does_not_take_is_refused_before_the_run(options, message):
+    with pytest.raises(UserError, match=re.escape(message)):
+        RunConfig.for_suite(suite, [options])
+
+
+def test_an_option_one_agent_of_the_run_takes_is_dropped_for_the_others():
+    salted = {"fail_dir": "m"}
+    ran = agents_of(AgentOptions(name="flaky", options=salted), AgentOptions(name="random", options=salted))
+    assert ran == [("flaky", salted), ("random", {})]  # random's episodes keep their key and seeds
+    with pytest.raises(UserError, match="agent 'random' takes no options"):
+        agents_of(AgentOptions(name="random", options={"x": "1"}), AgentOptions(name="flaky", options={"x": "1"}))
+
+
+def test_an_agent_registered_without_options_takes_none(monkeypatch):
+    monkeypatch.setattr(agent_module, "_GENERIC_AGENTS", dict(agent_module._GENERIC_AGENTS))  # restored afterwards
+    register_agent("plugged", lambda options: RandomAgent(), "a plugin's agent from before options were declared")
+    register_agent("declared", lambda options: RandomAgent(), "a plugin's agent with one option", options=["depth"])
+    with pytest.raises(UserError, match="agent 'plugged' takes no options"):
+        agents_of(AgentOptions(name="plugged", options={"depth": "2"}))
+    assert agents_of(AgentOptions(name="declared", options={"depth": "2"})) == [("declared", {"depth": "2"})]
+    assert accepted_options(suite, "declared") == ("depth",)
+
+
+def test_the_llm_agent_declares_the_options_its_settings_take():
+    pytest.importorskip("openai")
+    pytest.importorskip("anthropic")
+    from discogym.llm import OPTIONS
+    from discogym.llm.agent import LLMSettings
+
+    llm = find_generic_agent("llm")
+    assert llm is not None and llm.options == OPTIONS == tuple(LLMSettings.model_fields)

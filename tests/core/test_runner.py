@@ -1,17 +1,22 @@
 """The runner in-process: the episode grid, files, resume, faults, errors and reports."""
 
 import contextlib
+import errno
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions, Episode, InfrastructureError, UserError
-from discogym.core.episode_loop import score_episode
+from discogym.core import AgentOptions, Episode, InfrastructureError, UserError, executors, storage
+from discogym.core.episode import EpisodeKey
+from discogym.core.episode_loop import play_episode, score_episode
 from discogym.core.executors import Executor, Faulted, Played, play_and_write
 from discogym.core.run_report import build_report
 from discogym.core.runner import RunConfig, Runner, plan_episodes
-from discogym.core.storage import RunDir
+from discogym.core.storage import RunDir, RunInUse, atomic_write
+from tests.conftest import cli_environment, run_discogym
 from tests.core.toy_suite import MALFORMED_CALLS, DigitSuite, suite
 
 
@@ -313,3 +318,115 @@ def test_any_executor_plays_the_queue_and_the_runner_keeps_retries_and_resume(tm
     finished = FirstAttemptsLost()
     assert Runner(suite, config(repeats=2), tmp_path, executor=finished).run().skipped == 4
     assert finished.taken == []  # finished episodes never reach the executor
+
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from discogym.core.storage import RunDir
+with RunDir(Path(sys.argv[1])).locked():
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_a_second_run_into_a_run_directory_in_use_is_refused_naming_the_first(tmp_path):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=cli_environment(),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        with pytest.raises(RunInUse, match=rf"{tmp_path} is in use by another discogym run \(pid {holder.pid}: "):
+            run(tmp_path, config("bisect"))
+        refused = run_discogym("run", "toy", "--split", "tiny", "--agent", "bisect", "--out", str(tmp_path))
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+        assert refused.stderr.startswith(f"error: {tmp_path} is in use by another discogym run (pid {holder.pid}")
+        assert episodes(tmp_path) == []
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    # The holder is gone, and with it its lock: the run goes ahead, and releases the lock when it ends.
+    assert run(tmp_path, config("bisect")).complete
+    assert run(tmp_path, config("bisect"), workers=2).skipped == 2
+
+
+def test_the_lock_is_released_when_a_run_fails(tmp_path):
+    run(tmp_path, config())
+    with pytest.raises(UserError, match="holds a run of suite 'toy' with seed 0"):
+        run(tmp_path, config(seed=5))
+    with RunDir(tmp_path).locked():  # nothing holds it any more
+        pass
+
+
+def test_a_full_disk_stops_the_run_instead_of_playing_every_remaining_episode(tmp_path, monkeypatch):
+    played = []
+    writes = []
+
+    def counting_play(suite, planned):
+        played.append(planned.key.task)
+        return play_episode(suite, planned)
+
+    def filling_write(path, content):
+        writes.append(path)
+        if len(writes) > 2:  # the first episode's two files fit; then the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        atomic_write(path, content)
+
+    monkeypatch.setattr(executors, "play_episode", counting_play)
+    monkeypatch.setattr(storage, "atomic_write", filling_write)
+    with pytest.raises(UserError) as refused:
+        run(tmp_path, config("bisect", split="dev"))
+    assert played == ["dev-00", "dev-01"]  # not the six others
+    stem = RunDir(tmp_path).runtime_path(plan_episodes(suite, config("bisect", split="dev"))[1].key)
+    assert str(refused.value) == (
+        f"cannot write {stem}: No space left on device; the run stopped with 1 of 8 episodes finished in "
+        f"{tmp_path}: fix that, then rerun the same command to resume"
+    )
+    monkeypatch.undo()
+    resumed = run(tmp_path, config("bisect", split="dev"))
+    assert (resumed.skipped, resumed.written, resumed.complete) == (1, 7, True)
+
+
+def test_a_folder_at_an_episodes_path_is_named_before_anything_is_played(tmp_path):
+    cfg = config("bisect")
+    blocked = RunDir(tmp_path).episode_path(plan_episodes(suite, cfg)[1].key)
+    blocked.mkdir(parents=True)
+    with pytest.raises(UserError, match=rf"^{blocked} is a folder where an episode file goes: remove it, then rerun$"):
+        run(tmp_path, cfg)
+    assert RunDir(tmp_path).episode_paths() == [blocked]  # nothing was played
+    blocked.rmdir()
+    assert run(tmp_path, cfg).complete
+
+
+def test_episode_file_names_never_start_with_a_dot_and_existing_names_are_kept():
+    plain = EpisodeKey(suite="toy", task="t1", condition="plain", agent="random")
+    assert plain.file_stem() == "t1_plain_random_-_r0-903ce11c714c"  # runs written before keep resuming
+    dotted = EpisodeKey(suite="toy", task="..hidden", condition="plain", agent="random")
+    assert dotted.file_stem().startswith("__hidden_plain_random_-_r0-")
+    assert dotted.file_stem() != EpisodeKey(suite="toy", task="__hidden", condition="plain", agent="random").file_stem()
+
+
+class DottedSuite(DigitSuite):
+    """The toy suite with task ids that start with a dot."""
+
+    def tasks(self, split):
+        return [task.model_copy(update={"id": "." + task.id}) for task in super().tasks(split)]
+
+
+def test_episodes_of_a_task_whose_id_starts_with_a_dot_are_reported(tmp_path):
+    dotted = DottedSuite()
+    cfg = RunConfig.for_suite(dotted, ["bisect"], split="tiny")
+    assert Runner(dotted, cfg, tmp_path).run().complete
+    assert [e.key.task for e in episodes(tmp_path)] == [".tiny-00", ".tiny-01"]
+
+
+def test_repeats_and_the_planned_grid_are_bounded_before_anything_is_planned():
+    with pytest.raises(UserError, match=r"^--repeats 99,999,999,999,999,999,999: a run may plan at most 1,000,000"):
+        config(repeats=99999999999999999999)
+    with pytest.raises(UserError, match=r"would plan 1,600,000 episodes \(.* = 2 x 1 x 1 x 800,000\)"):
+        plan_episodes(suite, config(repeats=800_000))

@@ -31,9 +31,29 @@ class ChangedTask(DigitSuite):
         ]
 
 
-def run(out: Path, played: DigitSuite = suite, *agents: str, tasks: list[str] | None = None, repeats: int = 1):
+class TwoListings(DigitSuite):
+    """The tiny tasks are listed again in a second set, "again" (as autumn lists each task in "all" and its kind's
+    set)."""
+
+    def splits(self) -> list[str]:
+        return [*super().splits(), "again"]
+
+    def tasks(self, split: str) -> list[Task]:
+        if split != "again":
+            return super().tasks(split)
+        return [task.model_copy(update={"split": "again"}) for task in super().tasks("tiny")]
+
+
+def run(
+    out: Path,
+    played: DigitSuite = suite,
+    *agents: str,
+    tasks: list[str] | None = None,
+    repeats: int = 1,
+    split: str = "tiny",
+):
     requested = [AgentOptions(name=a) for a in agents or ("bisect",)]
-    config = RunConfig.for_suite(played, requested, split="tiny", tasks=tasks, repeats=repeats)
+    config = RunConfig.for_suite(played, requested, split=split, tasks=tasks, repeats=repeats)
     return Runner(played, config, out).run()
 
 
@@ -80,6 +100,16 @@ def test_resume_refuses_episodes_of_a_task_whose_content_changed(tmp_path):
             path.unlink()  # what the message suggests
     summary = run(tmp_path, ChangedTask())
     assert (summary.skipped, summary.written) == (1, 1)
+
+
+def test_a_task_listed_in_two_sets_is_the_same_task(tmp_path):
+    listed_twice = TwoListings()
+    run(tmp_path, listed_twice)
+    summary = run(tmp_path, listed_twice, "random", split="again")  # beside the first set's episodes
+    assert (summary.skipped, summary.written) == (0, 2)
+    assert mixed_versions(RunDir(tmp_path)) is None
+    with pytest.raises(UserError, match=r"content has changed since \(tiny-01\)"):
+        run(tmp_path, ChangedTask(), "random")  # content still counts
 
 
 def test_episodes_written_before_versions_load_and_resume(tmp_path):

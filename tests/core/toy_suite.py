@@ -39,6 +39,7 @@ from discogym.core import (
     UserError,
     make_rng,
     tool,
+    with_options,
 )
 from discogym.core.tools import NoArgs
 
@@ -177,17 +178,22 @@ class Sloppy(Bisect):
         return super().act(history[len(MALFORMED_CALLS) :])
 
 
+FLAKY_FAULT = "model endpoint unavailable (simulated)"
+
+
 class Flaky(Bisect):
     """Bisect whose first attempt at each episode fails after one call: with an infrastructure fault,
     or (``--agent-opt fault=die``) by killing its own process.
 
-    It remembers failed attempts as marker files in ``--agent-opt fail_dir=DIR``.
+    It remembers failed attempts as marker files in ``--agent-opt fail_dir=DIR``; ``--agent-opt message=TEXT``
+    is the fault's message (an endpoint's error body, say).
     """
 
-    def __init__(self, fail_dir: Path, fault: str) -> None:
+    def __init__(self, fail_dir: Path, fault: str, message: str) -> None:
         super().__init__()
         self.fail_dir = fail_dir
         self.fault = fault
+        self.message = message
         self.marker = fail_dir / "unset"
 
     def start(self, context: AgentContext) -> None:
@@ -199,7 +205,7 @@ class Flaky(Bisect):
             self.marker.touch()
             if self.fault == "die":
                 os.kill(os.getpid(), signal.SIGKILL)
-            raise InfrastructureError("model endpoint unavailable (simulated)")
+            raise InfrastructureError(self.message)
         return super().act(history)
 
 
@@ -225,7 +231,8 @@ class Quitter(Agent):
 
 
 def _flaky(options: AgentOptions) -> Agent:
-    return Flaky(Path(options.options.get("fail_dir", "flaky-markers")), options.options.get("fault", "raise"))
+    get = options.options.get
+    return Flaky(Path(get("fail_dir", "flaky-markers")), get("fault", "raise"), get("message", FLAKY_FAULT))
 
 
 class DigitSuite(Suite):
@@ -264,7 +271,7 @@ class DigitSuite(Suite):
         return {
             "bisect": lambda options: Bisect(),
             "sloppy": lambda options: Sloppy(),
-            "flaky": _flaky,
+            "flaky": with_options(_flaky, "fail_dir", "fault", "message"),
             "crasher": lambda options: Crasher(),
             "quitter": lambda options: Quitter(),
             "mute": lambda options: Mute(),

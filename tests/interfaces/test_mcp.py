@@ -239,3 +239,45 @@ def test_every_environment_a_client_used_is_closed_when_its_episode_ends_or_the_
     assert len(opened) == 3 and sorted(closed) == sorted(opened)
     assert [e.key.task for e in episodes(tmp_path)] == ["tiny-00"]
     EVENTS.clear()
+
+
+def test_http_on_a_busy_port_is_one_line_before_serving(run_cli, tmp_path):
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        done = run_cli("mcp", "toy", "--transport", "http", "--port", str(port), "--out", str(tmp_path))
+    in_use = f"error: port {port} on 127.0.0.1 is in use: stop what listens there or choose another --port\n"
+    assert (done.returncode, done.stderr) == (2, in_use)  # and no "serving ..." line before it
+
+
+def test_start_task_returns_the_brief_as_plain_text_with_the_fields_also_structured(tmp_path):
+    server = build_server(suite, tmp_path, split="tiny")
+
+    async def play() -> types.CallToolResult:
+        async with client_for(server) as client:
+            return await client.call_tool("start_task", {"task_id": "tiny-01"})
+
+    started = asyncio.run(play())
+    assert not started.is_error
+    header, brief = text(started).split("\n\n")
+    assert header.startswith("Episode tiny-01_plain_mcp_")
+    assert header.endswith("Act with the tools probe, roll, submit.")
+    assert brief == started.structured_content["brief"]  # the brief itself, not JSON with escaped newlines
+    assert started.structured_content["tools"] == ["probe", "roll", "submit"]
+
+
+def test_crafting_over_mcp_carries_plancrafts_rules_for_tool_calls(tmp_path):
+    from discogym.core.suite import get_suite
+
+    server = build_server(get_suite("crafting"), tmp_path)
+
+    async def play() -> tuple[str, str]:
+        async with client_for(server) as client:
+            started = await client.call_tool("start_task", {"task_id": "TEST0000"})
+            refused = await client.call_tool("move", {"slot_from": "[I2]", "slot_to": "[0]", "quantity": 1})
+            return text(started), text(refused)
+
+    started, refused = asyncio.run(play())
+    assert "[0] is the output slot: you cannot move or smelt items into it." in started
+    assert 'move the result out of [0] to a free inventory slot, e.g.\n      move(slot_from="[0]"' in started
+    assert "\n\nCraft an item of type: diorite_wall\ninventory:\n" in started  # then the brief
+    assert refused == "move: argument 'slot_to' cannot be [0], the output slot"  # the argument, not the text syntax

@@ -9,6 +9,7 @@ import pytest
 from discogym.core import Usage, UserError
 from discogym.core.runner import RunConfig
 from discogym.core.storage import RunDir
+from discogym.llm.redaction import Redactor
 from tests.core.toy_suite import PICTURE, suite
 from tests.llm.conftest import SECRET, episodes, llm_options, run_llm
 from tests.llm.fake_endpoint import Calls, Delay, Drop, Normal, Raw, Say, Status, conversation_texts
@@ -305,3 +306,52 @@ def test_reply_caps_and_temperature_reach_the_endpoint_under_each_apis_name(tmp_
     assert official_body["temperature"] == 0
     assert local_body["max_tokens"] == 64 and "temperature" not in local_body
     assert bodies[("fake", "messages")]["max_tokens"] == 4096  # Anthropic requires a cap; this is the default
+
+
+DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])
+def test_a_deeply_nested_reply_is_a_fault_like_any_unreadable_reply(tmp_path, fake, provider):
+    fake.script.append(Raw(DEEP_JSON))
+    agent = llm_options(fake, provider)
+    summary = run_llm(tmp_path, agent, tasks=["tiny-00"])
+    assert (summary.written, summary.complete) == (0, False)  # retried on the next pass, not the agent's failure
+    (message,) = summary.faults.values()
+    assert f"model endpoint {provider}/fake failed after retries: RecursionError" in message
+    assert run_llm(tmp_path, agent, tasks=["tiny-00"]).complete
+
+
+def _echoes(key: str) -> list[str]:
+    return [key, key.lower(), key.upper(), " ".join(key), base64.b64encode(key.encode()).decode()]
+
+
+@pytest.mark.parametrize("key", [SECRET, "k3Y"], ids=["long", "short"])
+@pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])
+def test_a_key_the_endpoint_echoes_in_any_form_is_never_printed(tmp_path, fake, monkeypatch, provider, key):
+    for variable in ("ANTHROPIC_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
+        monkeypatch.setenv(variable, key)
+    echoed = "; ".join(f"form {form} rejected" for form in _echoes(key))
+    fake.script.extend([Status(401, message=echoed)] * 2)
+    summary = run_llm(tmp_path, llm_options(fake, provider), tasks=["tiny-00"])
+    (message,) = summary.faults.values()
+    assert message.count("form [key] rejected") == 5, message
+    assert all(form not in message for form in _echoes(key))
+
+
+def test_a_short_key_is_redacted_only_where_it_stands_alone():
+    redact = Redactor("k3Y")
+    assert redact("the key K3Y is wrong; k3Yk3Y and ak3y stay") == "the key [key] is wrong; k3Yk3Y and ak3y stay"
+
+
+@pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])
+def test_a_model_that_repeats_the_key_does_not_get_it_stored(tmp_path, fake, provider):
+    spaced = " ".join(SECRET)
+    fake.script.extend([Say(f"my key is {SECRET}"), Calls([("probe", json.dumps({"n": 4, "note": spaced.lower()}))])])
+    run_llm(tmp_path, llm_options(fake, provider), tasks=["tiny-00"])
+    episode = episodes(tmp_path)[0]
+    assert str(episode.events[0].agent_message).startswith("my key is [key]")
+    assert episode.events[0].call.args == {"n": 4, "note": "[key]"}
+    stored = [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
+    assert not any(form in text for form in (SECRET, spaced, spaced.lower()) for text in stored)
+    assert all(SECRET not in text for text in conversation_texts(fake.requests[-1].body))  # nor sent back to it

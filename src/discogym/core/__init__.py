@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         Turn,
         Usage,
         register_agent,
+        with_options,
     )
     from discogym.core.env import Env, Limits
     from discogym.core.episode import Episode, EpisodeKey, Event, Outcome, Provenance, Score
@@ -30,7 +31,17 @@ if TYPE_CHECKING:
 
 _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(
-        ["Agent", "AgentContext", "AgentDecision", "AgentFactory", "AgentOptions", "Turn", "Usage", "register_agent"],
+        [
+            "Agent",
+            "AgentContext",
+            "AgentDecision",
+            "AgentFactory",
+            "AgentOptions",
+            "Turn",
+            "Usage",
+            "register_agent",
+            "with_options",
+        ],
         "agent",
     ),
     **dict.fromkeys(["Env", "Limits"], "env"),
@@ -94,4 +105,5 @@ __all__ = [
     "register_agent",
     "register_suite",
     "tool",
+    "with_options",
 ]

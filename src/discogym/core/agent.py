@@ -1,15 +1,15 @@
 """Agents: given the brief, the tools and the history, choose the next tool call."""
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.errors import UserError
-from discogym.core.plugins import PluginError, load_entry_point, one_line, plugin_points, warn
+from discogym.core.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 
@@ -68,6 +68,7 @@ class AgentContext:
     system_prompt: str | None = None
     brief_images: list[ToolImage] = field(default_factory=list)
     hints: dict[str, Any] = field(default_factory=dict)  # privileged knowledge, for a suite's own solvers only
+    example_action: Callable[[], str | None] = field(default=lambda: None)  # one valid action, as a person types it
 
 
 class Agent(ABC):
@@ -116,12 +117,50 @@ AgentFactory = Callable[[AgentOptions], Agent]
 
 @dataclass(frozen=True)
 class AgentEntry:
-    """A registered agent kind."""
+    """A registered agent kind; ``options`` are the ``--agent-opt`` keys it accepts (none by default)."""
 
     name: str
     factory: AgentFactory
     description: str
     takes_model: bool = False
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FactoryWithOptions:
+    """An agent factory that declares the ``--agent-opt`` keys it accepts (see :func:`with_options`)."""
+
+    factory: AgentFactory
+    options: tuple[str, ...]
+
+    def __call__(self, options: AgentOptions) -> Agent:
+        return self.factory(options)
+
+
+def with_options(factory: AgentFactory, *keys: str) -> AgentFactory:
+    """``factory``, declaring that its agent accepts ``--agent-opt KEY=...`` for each of ``keys``: how a suite's
+    ``reference_agents()`` names a solver's options (a factory not wrapped so takes none)."""
+    return FactoryWithOptions(factory, keys)
+
+
+def factory_options(factory: AgentFactory) -> tuple[str, ...]:
+    """The ``--agent-opt`` keys a reference solver's factory declares (none unless made by :func:`with_options`)."""
+    return factory.options if isinstance(factory, FactoryWithOptions) else ()
+
+
+def check_agent_options(options: AgentOptions, accepted: Sequence[str]) -> None:
+    """A UserError naming the agent and what it accepts if ``options`` has a key not in ``accepted``.
+
+    An unknown key would otherwise be ignored by the agent and still change the episode's key and seeds.
+    """
+    unknown = [key for key in sorted(options.options) if key not in accepted]
+    if not unknown:
+        return
+    if not accepted:
+        raise UserError(f"agent '{options.name}' takes no options (got --agent-opt {', '.join(unknown)})")
+    raise UserError(
+        f"agent '{options.name}': --agent-opt {unknown[0]}: unknown option (options: {', '.join(accepted)})"
+    )
 
 
 _GENERIC_AGENTS: dict[str, AgentEntry] = {}
@@ -129,24 +168,35 @@ AGENT_ENTRY_POINT_GROUP = "discogym.agents"
 _discovered = False
 
 
+EXTRA_AGENTS_VARIABLE = "DISCOGYM_AGENTS"
+
+
 def _discover_agents() -> None:
-    """Run every ``discogym.agents`` entry point (a function that calls :func:`register_agent`) once; one
-    that cannot be loaded or fails while registering is a one-line warning, and the others still register."""
+    """Run every ``discogym.agents`` entry point, then every ``module:function`` reference in the
+    ``DISCOGYM_AGENTS`` environment variable (comma-separated), once: each is a function that calls
+    :func:`register_agent`. One that cannot be loaded or fails while registering is a one-line warning, and
+    the others still register."""
     global _discovered
     if _discovered:
         return
     _discovered = True
     for point in plugin_points(AGENT_ENTRY_POINT_GROUP):
         try:
-            _run_agent_plugin(point)
+            _call_register(load_entry_point(point, "agent"), f"agent plugin '{point.name}' ({point.value})")
+        except PluginError as err:
+            warn(str(err))
+    for reference in (part.strip() for part in os.environ.get(EXTRA_AGENTS_VARIABLE, "").split(",")):
+        if not reference:
+            continue
+        try:
+            register = import_reference(reference, "agent", EXTRA_AGENTS_VARIABLE)
+            _call_register(register, f"agent '{reference}' from {EXTRA_AGENTS_VARIABLE}")
         except PluginError as err:
             warn(str(err))
 
 
-def _run_agent_plugin(point: EntryPoint) -> None:
-    """Load one agent entry point and call it; a PluginError naming it if either fails."""
-    register = load_entry_point(point, "agent")
-    origin = f"agent plugin '{point.name}' ({point.value})"
+def _call_register(register: object, origin: str) -> None:
+    """Call an agent plugin's registering function; a PluginError naming ``origin`` if it is not one or fails."""
     if not callable(register):
         raise PluginError(f"{origin} is not a function that registers agents (got {type(register).__name__})")
     try:
@@ -155,10 +205,13 @@ def _run_agent_plugin(point: EntryPoint) -> None:
         raise PluginError(f"{origin} failed while registering: {one_line(err)}") from err
 
 
-def register_agent(name: str, factory: AgentFactory, description: str, *, takes_model: bool = False) -> None:
+def register_agent(
+    name: str, factory: AgentFactory, description: str, *, takes_model: bool = False, options: Sequence[str] = ()
+) -> None:
     """Make an agent usable with every suite (``--agent NAME``). Only agents that ``takes_model`` are
-    given ``--model`` and the token and cost budgets."""
-    _GENERIC_AGENTS[name] = AgentEntry(name, factory, description, takes_model)
+    given ``--model`` and the token and cost budgets; ``options`` are the ``--agent-opt`` keys the agent
+    accepts (any other key is refused before a run starts)."""
+    _GENERIC_AGENTS[name] = AgentEntry(name, factory, description, takes_model, tuple(options))
 
 
 def generic_agents() -> list[AgentEntry]:

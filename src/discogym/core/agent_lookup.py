@@ -1,7 +1,15 @@
 """Finding the agent a user named: a suite's reference solvers first, then the generic agents."""
 
 import discogym.core.generic_agents  # noqa: F401 - registers the generic agents
-from discogym.core.agent import Agent, AgentFactory, AgentOptions, find_generic_agent, generic_agents
+from discogym.core.agent import (
+    Agent,
+    AgentFactory,
+    AgentOptions,
+    check_agent_options,
+    factory_options,
+    find_generic_agent,
+    generic_agents,
+)
 from discogym.core.errors import UserError
 from discogym.core.suite import Suite
 
@@ -35,6 +43,33 @@ def _factory(suite: Suite, name: str) -> AgentFactory:
     if entry is None:
         raise UserError(f"unknown agent '{name}' for suite '{suite.name}'")
     return entry.factory
+
+
+def accepted_options(suite: Suite, name: str) -> tuple[str, ...]:
+    """The ``--agent-opt`` keys the agent ``name`` (a concrete name, not ``reference``) accepts in ``suite``."""
+    own = suite.reference_agents()
+    if name in own:
+        return factory_options(own[name])
+    entry = find_generic_agent(name)
+    return entry.options if entry is not None else ()
+
+
+def fit_options(suite: Suite, agents: list[AgentOptions]) -> list[AgentOptions]:
+    """The agents of one run (concrete names), each with only the ``--agent-opt`` keys it accepts.
+
+    ``--agent-opt`` applies to every agent of a run, so a key one agent takes (``salt`` for ``ofat-rand``) is
+    dropped for the others (``random``), keeping their episode keys and seeds; a key that no agent of the run
+    takes is a UserError naming the first agent given it and what that agent accepts.
+    """
+    accepted = {options.name: accepted_options(suite, options.name) for options in agents}
+    anyone = {key for keys in accepted.values() for key in keys}
+    fitted = []
+    for options in agents:
+        unknown = {key: value for key, value in options.options.items() if key not in anyone}
+        check_agent_options(options.model_copy(update={"options": unknown}), accepted[options.name])
+        kept = {key: value for key, value in options.options.items() if key in accepted[options.name]}
+        fitted.append(options.model_copy(update={"options": kept}))
+    return fitted
 
 
 def make_agent(suite: Suite, options: AgentOptions) -> Agent:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from discogym.core.errors import UserError
 
@@ -25,15 +25,28 @@ EXIT_INTERRUPTED = 130
 # default 80 columns, which cut and wrapped them.
 PIPE_WIDTH = 10_000
 
-stderr = Console(stderr=True, soft_wrap=True)
-stdout = Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
+# Nothing printed is read as rich markup: paths, task ids and error bodies from endpoints are printed as they
+# are (``runs/x[/b]y`` once raised MarkupError and stopped a run). Style goes through :func:`styled`.
+stderr = Console(stderr=True, soft_wrap=True, markup=False)
+stdout = Console(markup=False) if sys.stdout.isatty() else Console(width=PIPE_WIDTH, markup=False)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout and nothing else.")]
 
 
+def styled(label: str, style: str, text: str) -> Text:
+    """``label`` in a rich ``style`` (e.g. ``"bold red"``), a space, then ``text`` exactly as it is (never read
+    as markup)."""
+    return Text.assemble((label, style), " ", text)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 episode``, ``2 episodes`` (``many`` for a plural that is not ``word + "s"``)."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
 def fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
     """Print one clear line on stderr and exit with ``code``."""
-    stderr.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    stderr.print(styled("error:", "bold red", message), highlight=False)
     raise typer.Exit(code)
 
 

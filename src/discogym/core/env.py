@@ -185,6 +185,11 @@ class Env(ABC):
         """
         return None
 
+    def example_action(self) -> str | None:
+        """One action valid now, written as a person types it in ``discogym play`` (in the suite's text syntax
+        when it has one), shown when the game starts; None lets the harness pick one from :meth:`valid_calls`."""
+        return None
+
     def valid_calls(self) -> list[ToolCall]:
         """The valid calls in the current state, for the random agent.
 

@@ -17,6 +17,7 @@ EPISODE_FORMAT_VERSION = 1
 CANONICAL_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_LEADING_DOTS = re.compile(r"^\.+")
 
 
 class EpisodeKey(BaseModel):
@@ -55,6 +56,8 @@ class EpisodeKey(BaseModel):
         """A readable, filesystem-safe, unique name: the key's parts plus a digest of the whole key."""
         parts = [self.task, self.condition, self.agent, self.model or "-", f"r{self.repeat}"]
         readable = _UNSAFE.sub("_", "~".join(parts))[:120]
+        # A leading dot would hide the file (dotfiles are atomic_write's temporaries, skipped by readers).
+        readable = _LEADING_DOTS.sub(lambda dots: "_" * len(dots.group()), readable)
         digest = hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()[:12]
         return f"{readable}-{digest}"
 

@@ -25,6 +25,7 @@ from discogym.core.episode import (
     StepTiming,
 )
 from discogym.core.errors import InfrastructureError, ToolError
+from discogym.core.human import ABANDONED
 from discogym.core.jsonsafe import json_safe
 from discogym.core.provenance import git_commit, platform_name, python_version
 from discogym.core.suite import Suite
@@ -151,6 +152,7 @@ class EpisodeRecorder:
             seed=self.planned.agent_seed,
             valid_calls=_guard_env_callback(env.valid_calls),
             parse_text_action=_guard_env_callback(env.parse_text_action),
+            example_action=_guard_env_callback(env.example_action),
             text_prompt=text_prompt,
             system_prompt=system_prompt,
         )
@@ -268,9 +270,10 @@ class EpisodeRecorder:
         )
 
 
-def _start_agent(recorder: EpisodeRecorder) -> Agent:
+def _start_agent(recorder: EpisodeRecorder, agent: Agent | None = None) -> Agent:
     with recorder.blame(AGENT_ERROR):
-        agent = make_agent(recorder.suite, recorder.planned.agent)
+        if agent is None:
+            agent = make_agent(recorder.suite, recorder.planned.agent)
         recorder.agent_settings = json_safe(dict(agent.settings()))
     context = recorder.context()
     if recorder.planned.agent.name in recorder.suite.reference_agents():
@@ -372,16 +375,27 @@ def _not_scored() -> Score:
     return Score(error="not scored: the episode ended with an error")
 
 
-def play_episode(suite: Suite, planned: PlannedEpisode) -> tuple[Episode, EpisodeRuntime]:
+def play_episode(
+    suite: Suite, planned: PlannedEpisode, agent: Agent | None = None, *, keep_interrupted: bool = False
+) -> tuple[Episode, EpisodeRuntime]:
     """Play, score and audit one episode. Raises only InfrastructureError (and KeyboardInterrupt); the
-    environment is closed whatever happens."""
+    environment is closed whatever happens.
+
+    ``agent`` plays instead of the one ``planned`` names (made with settings only the caller knows, e.g. where
+    a person's pictures go). With ``keep_interrupted``, Ctrl-C does not drop the episode: it ends as
+    ``abandoned`` and is scored from its log like any other (``discogym play``, where a person's game is kept).
+    """
     recorder = EpisodeRecorder(suite, planned)
     try:
         try:
             recorder.open()
-            _agent_loop(recorder, _start_agent(recorder))
+            _agent_loop(recorder, _start_agent(recorder, agent))
         except EpisodeStopped:
             pass
+        except KeyboardInterrupt:
+            if not keep_interrupted:
+                raise
+            recorder.stop(ABANDONED, "interrupted (Ctrl-C)")
         return recorder.finish()
     except BaseException:
         recorder.abandon()

@@ -27,7 +27,7 @@ from discogym.core.agent import Usage
 from discogym.core.episode import Episode, EpisodeKey
 from discogym.core.episode_loop import PlannedEpisode, play_episode
 from discogym.core.errors import InfrastructureError
-from discogym.core.storage import RunDir
+from discogym.core.storage import RunDir, UnwritableRun
 from discogym.core.suite import Suite
 
 WORKER_DIED = "a worker process died"
@@ -90,7 +90,9 @@ class Executor(ABC):
         """Play the episodes of ``pending``, taken from its left, and yield one report for each.
 
         Each episode is played with :func:`play_and_write` (its file written under ``root``) before it is
-        reported :class:`Played`; an episode that raised is reported :class:`Faulted` and not retried here.
+        reported :class:`Played`; an episode that raised is reported :class:`Faulted` and not retried here,
+        except for :class:`~discogym.core.storage.UnwritableRun` (a full disk, say), which ends the iterator:
+        every later episode would be played for nothing.
         The caller may append to ``pending`` while it reads the reports (its retries); the iterator ends
         when ``pending`` is empty and no episode is in flight. An exception (KeyboardInterrupt included)
         or closing the iterator early abandons the episodes in flight: none is written half-way.
@@ -105,6 +107,8 @@ class InProcessExecutor(Executor):
             planned = pending.popleft()
             try:
                 summary = play_and_write(suite, planned, root)
+            except UnwritableRun:
+                raise
             except Exception as err:
                 yield Faulted(planned, describe_fault(err))
             else:
@@ -143,6 +147,8 @@ class WorkerPoolExecutor(Executor):
                     planned = in_flight.pop(future)
                     try:
                         report: ExecutorReport = Played(planned, future.result())
+                    except UnwritableRun:
+                        raise
                     except BrokenProcessPool as err:
                         broken = True
                         report = Faulted(planned, describe_fault(err))

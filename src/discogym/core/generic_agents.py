@@ -2,7 +2,7 @@
 (a person at the terminal)."""
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +18,9 @@ from discogym.core.agent import (
     register_agent,
     require_option,
 )
-from discogym.core.errors import ToolError, UserError
-from discogym.core.tools import ToolCall, parse_json
+from discogym.core.errors import UserError
+from discogym.core.human import HumanAgent
+from discogym.core.tools import ToolCall
 
 
 class RandomAgent(Agent):
@@ -89,60 +90,6 @@ class ReplayAgent(Agent):
         return {"transcript": self._source, "calls": len(self._calls)}
 
 
-class HumanAgent(Agent):
-    """A person at the terminal: sees each result and types the next action, in the suite's own syntax when
-    it has one (e.g. ``move: from [I1] to [A1] with quantity 1``), else ``TOOL {JSON arguments}``.
-    An empty line repeats the tool list; ``quit`` or end of input ends the episode."""
-
-    def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> None:
-        self.read = read
-        self.write = write
-        self.context: AgentContext | None = None
-
-    def start(self, context: AgentContext) -> None:
-        self.context = context
-        self.write(context.brief)
-        if context.brief_images:
-            count = len(context.brief_images)
-            self.write(f"({count} picture(s) go with this observation; a terminal cannot show them)")
-        self._help()
-
-    def _help(self) -> None:
-        assert self.context is not None
-        if self.context.text_prompt is not None:
-            self.write("\n" + self.context.text_prompt + "\n")
-            return
-        self.write("Tools (type NAME {JSON arguments}, or quit):")
-        for spec in self.context.tools:
-            self.write(f"  {spec.name}: {spec.description} {json.dumps(spec.parameters.get('properties', {}))}")
-
-    def act(self, history: Sequence[Turn]) -> AgentDecision:
-        assert self.context is not None
-        if history:
-            self.write(history[-1].result.text)
-        while True:
-            try:
-                line = self.read("> ").strip()
-            except EOFError:
-                return AgentDecision(message="the player left")
-            if line == "quit":
-                return AgentDecision(message="the player quit")
-            if not line:
-                self._help()
-                continue
-            try:
-                return AgentDecision(call=self._parse(line))
-            except (ValueError, ToolError) as err:
-                self.write(f"not understood: {err}")
-
-    def _parse(self, line: str) -> ToolCall:
-        assert self.context is not None
-        if self.context.text_prompt is not None and self.context.parse_text_action is not None:
-            return self.context.parse_text_action(line)
-        name, _, rest = line.partition(" ")
-        return ToolCall(tool=name, args=parse_json(rest, "arguments are") if rest.strip() else {})
-
-
 def _make_random(options: AgentOptions) -> Agent:
     return RandomAgent()
 
@@ -155,5 +102,8 @@ def _make_replay(options: AgentOptions) -> Agent:
 register_agent("random", _make_random, "uniform over the environment's valid calls (seeded): the chance floor")
 register_agent("human", lambda options: HumanAgent(), "a person at the terminal (see `discogym play`)")
 register_agent(
-    "replay", _make_replay, "replays a recorded transcript (--agent-opt transcript=FILE: an episode or a call list)"
+    "replay",
+    _make_replay,
+    "replays a recorded transcript (--agent-opt transcript=FILE: an episode or a call list)",
+    options=["transcript"],
 )

@@ -10,13 +10,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from discogym import __version__
 from discogym.core.agent import AgentOptions, find_generic_agent
-from discogym.core.agent_lookup import make_agent, resolve_agent_name
+from discogym.core.agent_lookup import fit_options, make_agent, resolve_agent_name
 from discogym.core.episode import EpisodeKey
 from discogym.core.episode_loop import PlannedEpisode
 from discogym.core.errors import MissingCredentials, UserError
 from discogym.core.seeding import derive_seed
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
+
+# The most episodes one run may plan: far beyond any real run, and small enough that planning (a list of
+# planned episodes in memory) stays quick. A larger --repeats or grid is refused before anything is planned.
+MAX_PLANNED_EPISODES = 1_000_000
 
 
 class RunConfig(BaseModel):
@@ -29,7 +33,7 @@ class RunConfig(BaseModel):
     tasks: list[str] | None = None
     conditions: list[str]
     agents: list[AgentOptions]
-    repeats: int = Field(default=1, ge=1)
+    repeats: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES)
     seed: int = Field(default=0, ge=0, lt=2**63)
     discogym_version: str = __version__
 
@@ -49,6 +53,8 @@ class RunConfig(BaseModel):
         """A configuration with the suite's defaults (first split, first condition) for what is not given,
         and agent names resolved and checked."""
         requested = [AgentOptions(name=agent) if isinstance(agent, str) else agent for agent in agents]
+        if repeats > MAX_PLANNED_EPISODES:
+            raise UserError(f"--repeats {repeats:,}: a run may plan at most {MAX_PLANNED_EPISODES:,} episodes")
         return cls(
             suite=suite.name,
             split=split or suite.splits()[0],
@@ -63,15 +69,15 @@ class RunConfig(BaseModel):
 def resolve_agents(
     suite: Suite, agents: Iterable[AgentOptions], skipped: list[str] | None = None
 ) -> list[AgentOptions]:
-    """Replace ``reference`` by the concrete solver name and check each agent can be built.
+    """Replace ``reference`` by the concrete solver name and check each agent's options and that it can be built.
 
-    A model and budgets given to an agent that takes no model are dropped. An agent whose model has no
-    API key is left out, its message added to ``skipped``, when a list is given (otherwise, and when no
-    agent is left, that is an error).
+    A model and budgets given to an agent that takes no model are dropped, and so are the ``--agent-opt`` keys
+    an agent does not take but another of the run does. An agent whose model has no API key is left out, its
+    message added to ``skipped``, when a list is given (otherwise, and when no agent is left, that is an error).
     """
+    named = [options.model_copy(update={"name": resolve_agent_name(suite, options.name)}) for options in agents]
     resolved = []
-    for options in agents:
-        concrete = options.model_copy(update={"name": resolve_agent_name(suite, options.name)})
+    for concrete in fit_options(suite, named):
         entry = find_generic_agent(concrete.name) if concrete.name not in suite.reference_agents() else None
         if entry is None or not entry.takes_model:
             concrete = concrete.model_copy(update={"model": None, "token_limit": None, "cost_limit": None})
@@ -99,8 +105,25 @@ def selected_tasks(suite: Suite, config: RunConfig) -> list[Task]:
     by_id = {task.id: task for task in tasks}
     missing = [task_id for task_id in config.tasks if task_id not in by_id]
     if missing:
-        raise UserError(f"split '{config.split}' of suite '{suite.name}' has no task {', '.join(map(repr, missing))}")
+        raise UserError(
+            f"split '{config.split}' of suite '{suite.name}' has no task {', '.join(map(repr, missing))}"
+            + other_split_hint(suite, config.split, missing[0])
+        )
     return [by_id[task_id] for task_id in config.tasks]
+
+
+def other_split_hint(suite: Suite, split: str, task_id: str) -> str:
+    """``; task X is in split l2-v0: add --split l2-v0`` when another split of ``suite`` has ``task_id``."""
+    for other in suite.splits():
+        if other == split:
+            continue
+        try:
+            found = any(task.id == task_id for task in suite.tasks(other))
+        except UserError:  # a split that cannot be loaded here (its data not fetched) is not searched
+            continue
+        if found:
+            return f"; task {task_id} is in split {other}: add --split {other}"
+    return ""
 
 
 def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
@@ -111,6 +134,7 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
     """
     tasks = selected_tasks(suite, config)
     conditions = [suite.condition(name) for name in config.conditions]
+    check_plan_size(len(tasks), len(conditions), len(config.agents), config.repeats)
     planned = []
     seen: set[EpisodeKey] = set()
     for task in tasks:
@@ -122,6 +146,17 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
                         seen.add(item.key)
                         planned.append(item)
     return planned
+
+
+def check_plan_size(tasks: int, conditions: int, agents: int, repeats: int) -> None:
+    """Raise a UserError when the grid holds more than :data:`MAX_PLANNED_EPISODES` episodes."""
+    total = tasks * conditions * agents * repeats
+    if total > MAX_PLANNED_EPISODES:
+        raise UserError(
+            f"the run would plan {total:,} episodes (tasks x conditions x agents x repeats = {tasks:,} x "
+            f"{conditions:,} x {agents:,} x {repeats:,}); at most {MAX_PLANNED_EPISODES:,} are allowed: lower "
+            "--repeats or choose fewer tasks"
+        )
 
 
 def plan_episode(

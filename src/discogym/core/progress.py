@@ -1,9 +1,15 @@
-"""Progress of a run: a listener interface and its rich progress bar."""
+"""Progress of a run: a listener interface and its rich progress bar.
+
+Nothing shown is read as rich markup: a task id, an agent name or a fault's message (an endpoint's error body
+echoing ``[/v1/chat/completions]``) is shown as it is and never stops the run.
+"""
 
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from discogym.core.console import styled
 
 if TYPE_CHECKING:
     from discogym.core.episode import EpisodeKey
@@ -30,15 +36,15 @@ class ProgressBar(RunListener):
     """A rich progress bar on stderr: episodes done/total, mean score, tokens and cost so far."""
 
     def __init__(self, description: str, console: Console | None = None) -> None:
-        self.console = console or Console(stderr=True)
+        self.console = console or Console(stderr=True, markup=False)
         self.description = description
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", style="bold", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("score {task.fields[score]}"),
-            TextColumn("tokens {task.fields[tokens]}"),
-            TextColumn("${task.fields[cost]}"),
+            TextColumn("score {task.fields[score]}", markup=False),
+            TextColumn("tokens {task.fields[tokens]}", markup=False),
+            TextColumn("${task.fields[cost]}", markup=False),
             TimeElapsedColumn(),
             console=self.console,
             transient=False,
@@ -80,7 +86,7 @@ class ProgressBar(RunListener):
     def fault(self, key: "EpisodeKey", message: str, will_retry: bool) -> None:
         action = "retrying" if will_retry else "left for the next run"
         where = f"{key.task} ({key.agent}, repeat {key.repeat})"
-        self.progress.console.print(f"[yellow]fault[/] {where}: {message}; {action}", highlight=False)
+        self.progress.console.print(styled("fault", "yellow", f"{where}: {message}; {action}"), highlight=False)
 
     def close(self) -> None:
         self.progress.stop()

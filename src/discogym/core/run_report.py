@@ -1,15 +1,28 @@
-"""``discogym report``: the generic aggregate table plus each suite's own tables."""
+"""``discogym report``: what was run, the generic aggregate table and each suite's own tables, for one run or
+for every run in a folder of runs (what ``discogym sweep`` and ``make run`` write).
+
+What is read is checked first: an episode file not named after the key it holds (a copy) is not counted, an
+episode its run did not plan is left out, a file of another format version is refused, and a stored score
+that is not the one recomputed from the episode's log is replaced by the recomputed one. Each is a warning.
+"""
 
 import base64
 import html
+import os
+from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+import orjson
+from pydantic import BaseModel, Field, ValidationError
 
-from discogym.core.crosscheck import mismatch_warning
-from discogym.core.episode import Episode
+from discogym.core.agent import AgentOptions
+from discogym.core.console import plural
+from discogym.core.crosscheck import made_as_planned, mismatch_warning, score_warning
+from discogym.core.episode import Episode, EpisodeKey
 from discogym.core.episode_loop import score_episode
 from discogym.core.errors import UserError
+from discogym.core.planning import RunConfig, plan_episode
 from discogym.core.plots import plots_available, score_plot
 from discogym.core.report_tables import (
     ReportTable,
@@ -22,8 +35,8 @@ from discogym.core.report_tables import (
     table_html,
     table_markdown,
 )
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core.storage import RUN_FILE, RunDir
+from discogym.core.suite import Suite, get_suite
 from discogym.core.versions import mixed_versions
 
 GENERIC_COLUMNS = [
@@ -43,47 +56,117 @@ GENERIC_COLUMNS = [
     "output tokens",
     "cost usd",
 ]
+SUMMARY_TITLE = "All runs"
+
+
+class RunHeader(BaseModel):
+    """What was run, taken from ``run.json`` and from the episodes' keys, provenance and runtime sidecars
+    (never from the clock), so the same files always give the same header."""
+
+    suites: list[str] = Field(default_factory=list)
+    splits: list[str] = Field(default_factory=list)
+    agents: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    conditions: list[str] = Field(default_factory=list)
+    seeds: list[int] = Field(default_factory=list)
+    repeats: int | None = None  # the most repeats planned or played
+    discogym_versions: list[str] = Field(default_factory=list)
+    git_commits: list[str] = Field(default_factory=list)
+    first_started: str | None = None
+    last_started: str | None = None
+
+    @classmethod
+    def merged(cls, headers: Iterable["RunHeader"]) -> "RunHeader":
+        """One header for several runs: every value any of them lists, the widest date range."""
+        headers = list(headers)
+        starts = [h.first_started for h in headers] + [h.last_started for h in headers]
+        ordered = _by_time(filter(None, starts))
+        return cls(
+            **{
+                name: sorted({value for h in headers for value in getattr(h, name)})
+                for name in ("suites", "splits", "agents", "models", "conditions", "seeds", "discogym_versions")
+            },
+            git_commits=sorted({c for h in headers for c in h.git_commits}),
+            repeats=max((h.repeats for h in headers if h.repeats is not None), default=None),
+            first_started=ordered[0] if ordered else None,
+            last_started=ordered[-1] if ordered else None,
+        )
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(label, text) pairs, as the report shows them."""
+
+        def listed(values: Iterable[object]) -> str:
+            return ", ".join(map(str, values)) or "-"
+
+        dates = "-" if self.first_started is None else f"{self.first_started} to {self.last_started}"
+        return [
+            ("suites", listed(self.suites)),
+            ("splits", listed(self.splits)),
+            ("agents", listed(self.agents)),
+            ("models", listed(self.models)),
+            ("conditions", listed(self.conditions)),
+            ("seeds", listed(self.seeds)),
+            ("repeats", "-" if self.repeats is None else str(self.repeats)),
+            ("discogym", listed(self.discogym_versions)),
+            ("git commit", listed(self.git_commits) if self.git_commits else "not recorded"),
+            ("episodes started", dates),
+        ]
 
 
 class RunReport(BaseModel):
-    """Everything ``discogym report`` prints, also as its ``--json`` document."""
+    """Everything ``discogym report`` prints, also as its ``--json`` document.
+
+    For one run, ``tables`` are the generic table then each suite's own. For a folder of runs, ``tables`` hold
+    the summary across them (one row per run, suite, condition, agent and model) and ``runs`` each run's report.
+    """
 
     run_dir: str
     episodes: int
     rescored: bool
+    header: RunHeader = Field(default_factory=RunHeader)
     tables: list[ReportTable]
     plots: list[str] = Field(default_factory=list)
-    # One line per episode whose cached outcome (outcome.env) disagrees with the verdict recomputed from its log.
+    # Mixed versions, copied, unplanned or re-scored episodes, cached outcomes at odds with the log.
     warnings: list[str] = Field(default_factory=list)
+    runs: list["RunReport"] = Field(default_factory=list)
 
-    def markdown(self) -> str:
+    def markdown(self, title: str = "discogym report") -> str:
         """The report as markdown."""
-        header = (
-            f"# discogym report: {self.run_dir}\n\n{self.episodes} episodes"
+        header = "".join(f"- {label}: {text}\n" for label, text in self.header.lines())
+        parts = [
+            f"# {title}: {self.run_dir}\n\n{plural(self.episodes, 'episode')}"
             + (" (rescored)" if self.rescored else "")
-            + "\n\n"
-        )
-        plots = "".join(f"- plot: {path}\n" for path in self.plots)
-        warnings = "".join(f"\n**warning:** {line}\n" for line in self.warnings)
-        return (
-            header
-            + "\n".join(table_markdown(table) for table in self.tables)
-            + (f"\n{plots}" if plots else "")
-            + warnings
-        )
+            + f"\n\n{header}\n",
+            "\n".join(table_markdown(table) for table in self.tables),
+        ]
+        if self.plots:
+            parts.append("\n" + "".join(f"- plot: {path}\n" for path in self.plots))
+        if not self.runs:  # a folder's warnings are shown in each run's section
+            parts.append("".join(f"\n**warning:** {line}\n" for line in self.warnings))
+        parts.extend("\n" + run.markdown("run") for run in self.runs)
+        return "".join(parts)
 
     def html(self) -> str:
         """The report as a standalone HTML page (plots embedded)."""
+        return (
+            '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
+            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.warning{color:#a60}</style></head>\n"
+            f"<body>\n{self._html_section('discogym report')}</body></html>\n"
+        )
+
+    def _html_section(self, title: str) -> str:
+        header = "".join(f"<li>{html.escape(label)}: {html.escape(text)}</li>" for label, text in self.header.lines())
         body = "\n".join(table_html(table) for table in self.tables)
         for path in self.plots:
             encoded = base64.b64encode(Path(path).read_bytes()).decode("ascii")
             body += f'<p><img alt="{html.escape(Path(path).name)}" src="data:image/png;base64,{encoded}"></p>\n'
-
+        if not self.runs:
+            body += "".join(f'<p class="warning">warning: {html.escape(line)}</p>\n' for line in self.warnings)
+        body += "".join(run._html_section("run") for run in self.runs)
         return (
-            '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
-            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-            "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}</style></head>\n<body>\n"
-            f"<h1>discogym report</h1>\n<p>{self.episodes} episodes</p>\n{body}</body></html>\n"
+            f"<h1>{html.escape(title)}: {html.escape(self.run_dir)}</h1>\n<p>{plural(self.episodes, 'episode')}</p>\n"
+            f"<ul>{header}</ul>\n{body}"
         )
 
 
@@ -112,59 +195,213 @@ def _generic_cells(members: list[Episode]) -> list[object]:
     ]
 
 
+GENERIC_NOTES = [
+    "scored: the episodes behind mean score, score SE, success rate and its interval; episodes that "
+    "ended in an error (or were not scored) are left out of them",
+    "score SE: standard error of the mean score ('-' below two scored episodes); success 95% CI: "
+    "Wilson score interval; each suite scores on its own scale, so compare rows within a suite",
+]
+
+
 def generic_table(episodes: list[Episode]) -> ReportTable:
     """One row per (suite, condition, agent, model): counts, mean score with its standard error, success rate
     with its Wilson 95% interval, the number of scored episodes behind them, steps, tokens and cost."""
     rows = [[*key, *_generic_cells(members)] for key, members in group_by(episodes, _generic_key)]
-    return ReportTable(
-        title="All episodes",
-        columns=GENERIC_COLUMNS,
-        rows=rows,
-        notes=[
-            "scored: the episodes behind mean score, score SE, success rate and its interval; episodes that "
-            "ended in an error (or were not scored) are left out of them",
-            "score SE: standard error of the mean score ('-' below two scored episodes); success 95% CI: "
-            "Wilson score interval; each suite scores on its own scale, so compare rows within a suite",
-        ],
-    )
+    return ReportTable(title="All episodes", columns=GENERIC_COLUMNS, rows=rows, notes=GENERIC_NOTES)
 
 
-def build_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = None) -> RunReport:
-    """Read every episode under ``root`` and build the report.
+def summary_table(root: Path, reports: Iterable[RunReport]) -> ReportTable:
+    """The runs' generic tables in one: a row per run (its folder under ``root``), suite, condition, agent and
+    model."""
+    rows: list[list[object]] = []
+    for report in reports:
+        name = Path(report.run_dir).relative_to(root).as_posix()
+        rows.extend([name, *row] for row in report.tables[0].rows)
+    return ReportTable(title=SUMMARY_TITLE, columns=["run", *GENERIC_COLUMNS], rows=rows, notes=GENERIC_NOTES)
 
-    ``rescore`` recomputes scores and audits with the suites' current scorers instead of the stored
-    ones; ``plots_dir`` is where PNG plots go (the generic score plot, then each suite's own), if anywhere.
-    ``warnings`` says whether the directory mixes suite versions or task contents, and names the episodes whose
-    scorer found the cached ``outcome.env`` at odds with the log.
+
+def is_run_dir(folder: Path) -> bool:
+    """True for a folder ``discogym run`` (or ``play``, or ``mcp``) wrote: it holds run.json or episodes/."""
+    return (folder / RUN_FILE).is_file() or RunDir(folder).episodes_dir.is_dir()
+
+
+def find_runs(root: Path) -> list[Path]:
+    """The run folders at or under ``root``, in path order; the folders inside a run (its episodes, plots,
+    redstone's reference devices) are not searched, nor hidden folders or symbolic links."""
+    runs = []
+    for folder, subfolders, _ in os.walk(root):
+        if is_run_dir(Path(folder)):
+            runs.append(Path(folder))
+            subfolders.clear()
+        else:
+            subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+    return sorted(runs)
+
+
+def build_report(
+    root: Path, *, rescore: bool = False, plots_dir: Path | None = None, plots_in_runs: bool = False
+) -> RunReport:
+    """Read every episode of the run at ``root``, or of every run under it, and build the report.
+
+    ``rescore`` recomputes every score and audit with the suites' current scorers instead of the stored
+    ones. Plots (PNG: the generic score plot, then each suite's own) go to ``plots_dir`` (for a folder of runs,
+    to ``plots_dir/RUN``), or with ``plots_in_runs`` to each run's ``plots`` folder; otherwise nowhere.
     """
     if not root.is_dir():
         raise UserError(f"no run directory at {root}")
-    episodes = list(RunDir(root).iter_episodes())
-    if not episodes:
-        raise UserError(f"{root} holds no episodes (expected files under {root / 'episodes'})")
-    suite_names = sorted({episode.key.suite for episode in episodes})
-    suites = {name: get_suite(name) for name in suite_names}
-    if rescore:
-        episodes = [score_episode(suites[e.key.suite], e) for e in episodes]
-    tables = [generic_table(episodes)]
+    if (plots_dir is not None or plots_in_runs) and not plots_available():
+        raise UserError("plots need matplotlib: pip install 'discogym[plots]' (or leave out --plots)")
+    runs = find_runs(root)
+    if runs == [root]:
+        return run_report(root, rescore=rescore, plots_dir=root / "plots" if plots_in_runs else plots_dir)
+    reports, empty = [], []
+    for run in runs:
+        where = run / "plots" if plots_in_runs else None if plots_dir is None else plots_dir / run.relative_to(root)
+        if RunDir(run).episode_paths():
+            reports.append(run_report(run, rescore=rescore, plots_dir=where))
+        else:
+            empty.append(f"{run}: no episodes yet")
+    if not reports:
+        raise UserError(f"{root} holds no episodes (expected files under {root / 'episodes'}, or runs in folders)")
+    return folder_report(root, reports, rescored=rescore, warnings=empty)
+
+
+def folder_report(root: Path, reports: list[RunReport], *, rescored: bool, warnings: list[str]) -> RunReport:
+    """The report of several runs under ``root``: their summary table, then each run's report."""
+    return RunReport(
+        run_dir=str(root),
+        episodes=sum(report.episodes for report in reports),
+        rescored=rescored,
+        header=RunHeader.merged(report.header for report in reports),
+        tables=[summary_table(root, reports)],
+        warnings=[*warnings, *(f"{report.run_dir}: {line}" for report in reports for line in report.warnings)],
+        runs=reports,
+    )
+
+
+def run_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = None) -> RunReport:
+    """The report of the one run at ``root`` (see :func:`build_report`)."""
+    run_dir = RunDir(root)
+    warnings: list[str] = []
+    stored = list(run_dir.iter_episodes(skipped=warnings))
+    if not stored and not run_dir.episode_paths():
+        raise UserError(f"{root} holds no episodes (expected files under {run_dir.episodes_dir})")
+    config = _read_config(run_dir, warnings)
+    planned = [e for e in stored if _planned(e, config, run_dir, warnings)]
+    warnings.extend(filter(None, [mixed_versions(run_dir)]))
+    suites = {name: get_suite(name) for name in sorted({e.key.suite for e in planned})}
+    episodes = [_checked(suites[e.key.suite], e, rescore, warnings) for e in planned]
     plots: list[Path] = []
-    if plots_dir is not None:
-        if not plots_available():
-            raise UserError("plots need matplotlib: pip install 'discogym[plots]' (or leave out --plots)")
+    if plots_dir is not None and episodes:
         plots.extend(filter(None, [score_plot(episodes, plots_dir / "scores.png")]))
-    for name in suite_names:
+    tables = [generic_table(episodes)]
+    for name, suite in suites.items():
         own = [e for e in episodes if e.key.suite == name]
-        tables.extend(suites[name].report(own))
+        tables.extend(suite.report(own))
         if plots_dir is not None:
-            plots.extend(suites[name].plots(own, plots_dir))
+            plots.extend(suite.plots(own, plots_dir))
     return RunReport(
         run_dir=str(root),
         episodes=len(episodes),
         rescored=rescore,
+        header=run_header(run_dir, config, episodes),
         tables=tables,
         plots=[str(p) for p in plots],
-        warnings=[
-            *filter(None, [mixed_versions(RunDir(root))]),
-            *[line for line in map(mismatch_warning, episodes) if line is not None],
-        ],
+        warnings=warnings,
     )
+
+
+def _read_config(run_dir: RunDir, warnings: list[str]) -> RunConfig | None:
+    """The run's ``run.json``, or None (with a warning when it is there but unreadable)."""
+    path = run_dir.config_path
+    if not path.is_file():
+        return None
+    try:
+        return RunConfig.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
+        warnings.append(f"{path} is not a discogym run configuration; the episodes are checked against their seeds")
+        return None
+
+
+def _planned(episode: Episode, config: RunConfig | None, run_dir: RunDir, warnings: list[str]) -> bool:
+    """True when the run plans this episode: of its suite, with the key and seeds :func:`plan_episode` gives
+    with the run's seed (its own recorded seed when there is no run.json: ``play`` and ``mcp`` write none).
+    Membership of run.json's grid is not asked: a rerun with other agents or models rewrites run.json."""
+    key = episode.key
+    seed = episode.provenance.run_seed if config is None else config.seed
+    agent = AgentOptions.model_construct(
+        name=key.agent,
+        model=key.model,
+        options=dict(key.agent_options),
+        token_limit=key.token_limit,
+        cost_limit=key.cost_limit,
+    )
+    expected = plan_episode(key.suite, episode.task, episode.condition, agent, key.repeat, seed)
+    if (config is None or key.suite == config.suite) and made_as_planned(episode, expected):
+        return True
+    run = f"suite '{config.suite}', seed {seed}" if config else f"seed {seed}"
+    warnings.append(
+        f"{run_dir.episode_path(key)}: not an episode this run plans ({run}): copied from another run or "
+        "edited; it is left out"
+    )
+    return False
+
+
+def _checked(suite: Suite, episode: Episode, rescore: bool, warnings: list[str]) -> Episode:
+    """The episode rescored from its log when ``rescore`` is set or its stored score is not the recomputed
+    one (with a warning), else as stored; a warning too when its cached outcome disagrees with its log."""
+    recomputed = score_episode(suite, episode)
+    differs = score_warning(episode, recomputed)
+    warnings.extend(filter(None, [differs, mismatch_warning(recomputed)]))
+    return recomputed if rescore or differs else episode
+
+
+def run_header(run_dir: RunDir, config: RunConfig | None, episodes: list[Episode]) -> RunHeader:
+    """What the run's configuration and its counted episodes say was run."""
+    keys = [e.key for e in episodes]
+    planned_agents = [] if config is None else config.agents
+    starts = _by_time(filter(None, (_started_at(run_dir, key) for key in keys)))
+    return RunHeader(
+        suites=sorted({k.suite for k in keys} | ({config.suite} if config else set())),
+        splits=sorted({e.task.split for e in episodes} | ({config.split} if config else set())),
+        agents=sorted({k.agent_label() for k in keys} | {_agent_label(a) for a in planned_agents}),
+        models=sorted({k.model for k in keys if k.model} | {a.model for a in planned_agents if a.model}),
+        conditions=sorted({k.condition for k in keys} | set(config.conditions if config else [])),
+        seeds=sorted({e.provenance.run_seed for e in episodes} | ({config.seed} if config else set())),
+        repeats=max([k.repeat + 1 for k in keys] + ([config.repeats] if config else []), default=None),
+        discogym_versions=sorted(
+            {e.provenance.discogym_version for e in episodes} | ({config.discogym_version} if config else set())
+        ),
+        git_commits=sorted({e.provenance.git_commit for e in episodes if e.provenance.git_commit}),
+        first_started=starts[0] if starts else None,
+        last_started=starts[-1] if starts else None,
+    )
+
+
+def _agent_label(agent: AgentOptions) -> str:
+    """How an agent of run.json is labelled in the tables."""
+    return EpisodeKey(
+        suite="-",
+        task="-",
+        condition="-",
+        agent=agent.name,
+        model=agent.model,
+        agent_options=agent.options,
+        token_limit=agent.token_limit,
+        cost_limit=agent.cost_limit,
+    ).agent_label()
+
+
+def _started_at(run_dir: RunDir, key: EpisodeKey) -> str | None:
+    """When the episode started, as its runtime sidecar records it; None when it has none readable."""
+    try:
+        started = orjson.loads(run_dir.runtime_path(key).read_bytes()).get("started_at")
+        aware = datetime.fromisoformat(started).tzinfo is not None
+    except (OSError, orjson.JSONDecodeError, AttributeError, TypeError, ValueError):
+        return None
+    return started if aware else None
+
+
+def _by_time(stamps: Iterable[str]) -> list[str]:
+    """ISO 8601 time stamps (with their time zone) in time order."""
+    return sorted(stamps, key=datetime.fromisoformat)

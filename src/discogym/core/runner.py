@@ -10,13 +10,14 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from discogym.core.crosscheck import made_as_planned
 from discogym.core.episode import EpisodeKey
 from discogym.core.episode_loop import PlannedEpisode
 from discogym.core.errors import UserError
 from discogym.core.executors import EpisodeSummary, Executor, Played, executor_for
 from discogym.core.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
 from discogym.core.progress import RunListener
-from discogym.core.storage import RunDir, atomic_write
+from discogym.core.storage import RunDir, UnwritableRun, atomic_write
 from discogym.core.suite import Suite
 from discogym.core.versions import check_resumable
 
@@ -93,10 +94,16 @@ class Runner:
             )
 
     def run(self) -> RunSummary:
-        """Play every planned episode that is not finished yet; return what happened."""
+        """Play every planned episode that is not finished yet; return what happened. The run directory is
+        locked meanwhile: another run into it is refused (:class:`~discogym.core.storage.RunInUse`)."""
         planned = plan_episodes(self.suite, self.config)
         self.run_dir.prepare()
+        with self.run_dir.locked():
+            return self._resume(planned)
+
+    def _resume(self, planned: list[PlannedEpisode]) -> RunSummary:
         self._check_previous_config()
+        self.run_dir.check_episode_paths(item.key for item in planned)
         check_resumable(self.suite, self.run_dir, {item.task.id: item.task for item in planned}.values())
         atomic_write(self.run_dir.config_path, self.config.model_dump_json(indent=1) + "\n")
         self.run_dir.remove_temporary_files()
@@ -104,7 +111,7 @@ class Runner:
         finished = []
         for item in planned:
             episode = self.run_dir.read_episode(item.key)
-            if episode is None:
+            if episode is None or not made_as_planned(episode, item):  # a copy from another run is played again
                 self._queue.append(item)
             else:
                 finished.append(EpisodeSummary.of(episode))
@@ -115,6 +122,12 @@ class Runner:
                 summary.scores.append(done.score)
         try:
             self._play(summary)
+        except UnwritableRun as err:
+            kept = summary.skipped + summary.written
+            raise UserError(
+                f"cannot write {err.filename}: {err.strerror}; the run stopped with {kept} of {summary.planned} "
+                f"episodes finished in {self.run_dir.root}: fix that, then rerun the same command to resume"
+            ) from None
         finally:
             self.run_dir.remove_temporary_files()
             self.listener.close()

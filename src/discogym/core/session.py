@@ -55,6 +55,7 @@ class StartedTask(BaseModel):
     repeat: int
     brief: str
     tools: list[str]
+    instructions: str | None = None  # the suite's own instructions for tool-calling models (its system prompt)
 
 
 class ExternalEpisodes:
@@ -184,6 +185,7 @@ class Session:
         recorder = self.recorder = EpisodeRecorder(self.host.suite, planned)
         try:
             recorder.open()
+            instructions = recorder.context().system_prompt
         except EpisodeStopped as err:
             self._write()
             raise ClientMistake(
@@ -199,6 +201,7 @@ class Session:
             repeat=planned.key.repeat,
             brief=recorder.brief,
             tools=[spec.name for spec in recorder.tools],
+            instructions=instructions,
         )
 
     def call(self, tool: str, args: object) -> ToolResult:

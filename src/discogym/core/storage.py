@@ -1,13 +1,19 @@
 """Run directories: ``run.json``, one atomically written file per episode, and the runtime sidecars."""
 
+import errno
+import fcntl
+import json
 import os
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import orjson
 from pydantic import ValidationError
 
-from discogym.core.episode import Episode, EpisodeKey, EpisodeRuntime
+from discogym.core.episode import EPISODE_FORMAT_VERSION, Episode, EpisodeKey, EpisodeRuntime
 from discogym.core.errors import UserError
 
 RUN_FILE = "run.json"
@@ -15,6 +21,21 @@ EPISODES_DIR = "episodes"
 RUNTIME_DIR = "runtime"
 TEMP_SUFFIX = ".tmp"
 TEMPORARY_NAME = re.compile(r"\..+\.json\.\d+\.tmp")  # what atomic_write leaves when killed mid-write
+LOCK_FILE = ".lock"
+MAX_LOCK_FILE_BYTES = 65_536
+# Write errors that the next episode would meet too: the run stops instead of playing (and paying for) more.
+LASTING_WRITE_ERRORS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR}
+)
+
+
+class UnwritableRun(OSError):
+    """An episode could not be written for a reason that retrying will not fix (a full disk, a read-only
+    folder, a folder where the file goes): ``filename`` is the file, ``strerror`` the reason."""
+
+
+class RunInUse(UserError):
+    """Another process holds the run directory's lock."""
 
 
 def atomic_write(path: Path, content: str | bytes) -> None:
@@ -66,21 +87,69 @@ class RunDir:
                 raise UserError(f"{folder}: cannot make this run folder: {err.strerror or err}") from None
 
     def write_episode(self, episode: Episode, runtime: EpisodeRuntime) -> None:
-        """Write the sidecar, then the episode: the episode file's presence marks it finished."""
-        atomic_write(self.runtime_path(episode.key), runtime.model_dump_json(indent=1) + "\n")
-        atomic_write(self.episode_path(episode.key), episode.to_json())
+        """Write the sidecar, then the episode: the episode file's presence marks it finished.
+
+        A write error that the next episode would meet too (:data:`LASTING_WRITE_ERRORS`) is raised as
+        :class:`UnwritableRun`; any other OSError as it is.
+        """
+        for path, content in (
+            (self.runtime_path(episode.key), runtime.model_dump_json(indent=1) + "\n"),
+            (self.episode_path(episode.key), episode.to_json()),
+        ):
+            try:
+                atomic_write(path, content)
+            except OSError as err:
+                if err.errno in LASTING_WRITE_ERRORS:
+                    raise UnwritableRun(err.errno, err.strerror or str(err), str(path)) from None
+                raise
+
+    def check_episode_paths(self, keys: Iterable[EpisodeKey]) -> None:
+        """Raise a UserError naming the first episode (or sidecar) path of ``keys`` that is a folder: its
+        episode could never be written, so it is found before anything is played."""
+        for key in keys:
+            for path in (self.episode_path(key), self.runtime_path(key)):
+                if path.is_dir():
+                    raise UserError(f"{path} is a folder where an episode file goes: remove it, then rerun")
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the run directory's lock (``RUN/.lock``) for the block, or raise :class:`RunInUse` naming
+        the process that holds it. The operating system releases the lock when its holder exits, however
+        it ends (``kill -9`` included), so it never goes stale; worker processes do not inherit it."""
+        path = self.root / LOCK_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise UserError(f"{path}: cannot open the run's lock file: {err.strerror or err}") from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RunInUse(
+                    f"{self.root} is in use by another discogym run ({_holder(fd)}); "
+                    "wait for it to end or choose another --out"
+                ) from None
+            command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv else ""
+            holder = json.dumps({"pid": os.getpid(), "command": command}) + "\n"
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, holder.encode("utf-8"), 0)
+            yield
+        finally:
+            os.close(fd)  # closing the only descriptor releases the lock
 
     def has_episode(self, key: EpisodeKey) -> bool:
         """True when the episode with this key is finished (its file exists)."""
         return self.episode_path(key).exists()
 
     def read_episode(self, key: EpisodeKey) -> Episode | None:
-        """The finished episode with this key, or None if there is none (or its file is unreadable)."""
-        path = self.episode_path(key)
+        """The finished episode with this key, or None if there is none (or its file is unreadable, or holds
+        another key: a copied or renamed episode does not finish this one). A file of another format version
+        is a UserError (see :func:`load_episode`)."""
         try:
-            return Episode.model_validate_json(path.read_bytes())
+            episode = load_episode(self.episode_path(key))
         except (OSError, ValidationError):
             return None
+        return episode if episode.key == key else None
 
     def episode_paths(self) -> list[Path]:
         """Every episode file, in name order."""
@@ -88,13 +157,22 @@ class RunDir:
             return []
         return sorted(p for p in self.episodes_dir.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
 
-    def iter_episodes(self) -> Iterator[Episode]:
-        """Every episode of the run, in file-name order; a damaged file is a UserError naming it."""
+    def iter_episodes(self, skipped: list[str] | None = None) -> Iterator[Episode]:
+        """Every episode of the run, in file-name order; a damaged file or one of another format version is a
+        UserError naming it. A file not named after the key it holds (a copied or renamed episode) is left
+        out, with a line saying so added to ``skipped`` if given."""
         for path in self.episode_paths():
             try:
-                yield Episode.model_validate_json(path.read_bytes())
+                episode = load_episode(path)
             except ValidationError as err:
                 raise UserError(f"{path} is not a valid episode file ({err.error_count()} problems)") from None
+            if path.name == self.episode_path(episode.key).name:
+                yield episode
+            elif skipped is not None:
+                skipped.append(
+                    f"{path} holds episode {episode.key.file_stem()} under another name (copied or renamed?); "
+                    "it is not counted"
+                )
 
     def remove_temporary_files(self) -> int:
         """Delete what interrupted writes left behind; returns how many files went."""
@@ -106,3 +184,40 @@ class RunDir:
                         path.unlink(missing_ok=True)
                         removed += 1
         return removed
+
+
+def load_episode(path: Path) -> Episode:
+    """The episode stored at ``path``. A file of a format version this discogym does not read is a UserError
+    naming it (checked before validation: another version may not validate); a damaged file raises
+    ValidationError, an unreadable one OSError."""
+    data = path.read_bytes()
+    version = _format_version(data)
+    if version != EPISODE_FORMAT_VERSION:
+        raise UserError(
+            f"{path} has episode format_version {version}; this discogym reads format_version "
+            f"{EPISODE_FORMAT_VERSION} (use the discogym that wrote it)"
+        )
+    return Episode.model_validate_json(data)
+
+
+def _format_version(data: bytes) -> object:
+    """The ``format_version`` a file declares; the current one when it declares none or is not a JSON object
+    (validation then says what is wrong)."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        document = None
+    if not isinstance(document, dict):
+        return EPISODE_FORMAT_VERSION
+    return document.get("format_version", EPISODE_FORMAT_VERSION)
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as its lock file says: ``pid 1234: discogym run ...``."""
+    try:
+        holder = json.loads(os.pread(fd, MAX_LOCK_FILE_BYTES, 0))
+        described = f"pid {int(holder['pid'])}"
+    except (OSError, ValueError, TypeError, KeyError):
+        return "a process that has not said which yet"
+    command = holder.get("command")
+    return f"{described}: {command}" if isinstance(command, str) and command else described

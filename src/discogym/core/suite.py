@@ -39,6 +39,11 @@ class Suite(ABC):
     def tasks(self, split: str) -> list[Task]:
         """The tasks of ``split`` in a fixed order. Raise UserError for an unknown split."""
 
+    def task_count(self, split: str) -> int | None:
+        """How many tasks ``split`` has (``discogym list`` shows it), or None when that cannot be told quickly
+        and offline. By default the tasks are loaded and counted; override when that is slow or needs data."""
+        return len(self.tasks(split))
+
     @abstractmethod
     def conditions(self) -> list[Condition]:
         """The presentation variants; the first is the default."""

@@ -31,11 +31,17 @@ def task_hash(task: Task) -> str:
     return hashlib.sha256(canonical).hexdigest()
 
 
+def content_hash(task: Task) -> str:
+    """The :func:`task_hash` of the task as if it were listed in no split: what is compared when runs are
+    resumed or reported. A task listed in two sets (autumn's ``all`` and ``cd``, say) is the same task, and its
+    episodes from either set may share a run directory."""
+    return task_hash(task.model_copy(update={"split": "-"}))
+
+
 class _RecordedVersions(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     suite_version: str | None = None
-    task_hash: str | None = None
 
 
 class _StampedEpisode(BaseModel):
@@ -49,20 +55,21 @@ class _StampedEpisode(BaseModel):
 
 
 class EpisodeStamp(BaseModel):
-    """One episode file's suite, task, suite version and task hash."""
+    """One episode file's suite, task, suite version and the :func:`content_hash` of the task it stores."""
 
     path: Path
     suite: str
     task: str
     suite_version: str | None
-    task_hash: str
+    content_hash: str
 
 
 def read_stamps(run_dir: RunDir) -> list[EpisodeStamp]:
     """The stamps of every readable episode file of the run, in file-name order.
 
-    A file written before hashes were recorded is hashed from the task it stores; an unreadable file is
-    left out (the runner plays such an episode again).
+    The task's content is hashed from the task the file stores (the recorded ``task_hash`` also covers the split
+    the task was listed in, which is not part of its content); an unreadable file is left out (the runner plays
+    such an episode again).
     """
     stamps = []
     for path in run_dir.episode_paths():
@@ -77,7 +84,7 @@ def read_stamps(run_dir: RunDir) -> list[EpisodeStamp]:
                 suite=stamped.key.suite,
                 task=stamped.task.id,
                 suite_version=recorded.suite_version,
-                task_hash=recorded.task_hash or task_hash(stamped.task),
+                content_hash=content_hash(stamped.task),
             )
         )
     return stamps
@@ -95,7 +102,7 @@ def check_resumable(suite: Suite, run_dir: RunDir, tasks: Iterable[Task]) -> Non
     """Refuse (UserError) to play ``tasks`` into ``run_dir`` when it holds episodes of ``suite`` from
     another suite version, or of one of these task ids with other content. Episodes that predate
     recorded versions (no ``suite_version``) are checked by their task's content only."""
-    current = {task.id: task_hash(task) for task in tasks}
+    current = {task.id: content_hash(task) for task in tasks}
     changed: set[str] = set()
     versions: set[str] = set()
     conflicting: list[EpisodeStamp] = []
@@ -103,7 +110,7 @@ def check_resumable(suite: Suite, run_dir: RunDir, tasks: Iterable[Task]) -> Non
         if stamp.suite != suite.name:
             continue
         other_version = stamp.suite_version is not None and stamp.suite_version != suite.version
-        other_task = stamp.task in current and stamp.task_hash != current[stamp.task]
+        other_task = stamp.task in current and stamp.content_hash != current[stamp.task]
         if other_version and stamp.suite_version is not None:
             versions.add(stamp.suite_version)
         if other_task:
@@ -132,7 +139,7 @@ def mixed_versions(run_dir: RunDir) -> str | None:
     for stamp in read_stamps(run_dir):
         if stamp.suite_version is not None:
             versions[stamp.suite].add(stamp.suite_version)
-        hashes[(stamp.suite, stamp.task)].add(stamp.task_hash)
+        hashes[(stamp.suite, stamp.task)].add(stamp.content_hash)
     problems = [
         f"suite '{name}' versions {', '.join(sorted(found))}"
         for name, found in sorted(versions.items())

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from typer.exceptions import TyperException
 
 from discogym.core.console import (
@@ -16,9 +16,11 @@ from discogym.core.console import (
     EXIT_INTERRUPTED,
     JsonOption,
     fail,
+    plural,
     print_json,
     stderr,
     stdout,
+    styled,
     user_errors,
 )
 from discogym.core.errors import UserError
@@ -44,17 +46,39 @@ app = typer.Typer(
 
 
 def suite_document(suite: "Suite") -> dict[str, Any]:
-    """What ``list --json`` says about one suite."""
-    from discogym.core.agent_lookup import agent_names
+    """What ``list --json`` says about one suite (``task_counts`` is None for a split that cannot be counted
+    offline, such as crafting's before its data is fetched)."""
+    from discogym.core.agent_lookup import REFERENCE, accepted_options, agent_names
 
+    agents = agent_names(suite)
     return {
         "name": suite.name,
         "aliases": list(suite.aliases),
         "description": suite.description,
         "splits": suite.splits(),
+        "default_split": suite.splits()[0],
+        "task_counts": {split: _task_count(suite, split) for split in suite.splits()},
         "conditions": [c.name for c in suite.conditions()],
-        "agents": agent_names(suite),
+        "agents": agents,
+        "agent_options": {name: list(accepted_options(suite, name)) for name in agents if name != REFERENCE},
     }
+
+
+def _task_count(suite: "Suite", split: str) -> int | None:
+    try:
+        return suite.task_count(split)
+    except UserError:  # a split whose tasks cannot be loaded here: listed without a count
+        return None
+
+
+def splits_cell(doc: dict[str, Any]) -> str:
+    """``core-v0 (10, default), l2-v0 (10)``: each split with its task count, the default marked."""
+    cells = []
+    for split in doc["splits"]:
+        notes = [] if doc["task_counts"][split] is None else [f"{doc['task_counts'][split]:,}"]
+        notes += ["default"] if split == doc["default_split"] else []
+        cells.append(f"{split} ({', '.join(notes)})" if notes else split)
+    return ", ".join(cells)
 
 
 @app.command("list")
@@ -76,11 +100,12 @@ def list_command(
 
 
 def _list_suites(as_json: bool) -> None:
+    import discogym.core.generic_agents  # noqa: F401 - registers random, human and replay before they are listed
     from discogym.core.agent import generic_agents
     from discogym.core.suite import all_suites
 
     suites = all_suites()
-    agents = [{"name": a.name, "description": a.description} for a in generic_agents()]
+    agents = [{"name": a.name, "description": a.description, "options": list(a.options)} for a in generic_agents()]
     if as_json:
         print_json({"suites": [suite_document(s) for s in suites], "generic_agents": agents})
         return
@@ -92,7 +117,7 @@ def _list_suites(as_json: bool) -> None:
         table.add_row(
             doc["name"],
             ", ".join(doc["aliases"]),
-            ", ".join(doc["splits"]),
+            splits_cell(doc),
             ", ".join(doc["conditions"]),
             ", ".join(doc["agents"]),
             doc["description"],
@@ -114,10 +139,17 @@ def _list_tasks(suite: "Suite", split: str | None, as_json: bool) -> None:
             }
         )
         return
-    table = Table("task", "brief", title=f"{suite.name} / {chosen}: {len(tasks)} tasks")
+    table = Table("task", "brief", title=f"{suite.name} / {chosen}: {plural(len(tasks), 'task')}")
     for task in tasks:
         table.add_row(task.id, task.brief.strip().splitlines()[0] if task.brief.strip() else "")
     stdout.print(table)
+
+
+def out_folder(value: str) -> Path:
+    """An ``--out`` value as a path. An empty one is refused: it would quietly mean the current folder."""
+    if not value.strip():
+        raise typer.BadParameter("must name a folder; it is empty")
+    return Path(value)
 
 
 def parse_agent_options(pairs: list[str]) -> dict[str, str]:
@@ -179,7 +211,8 @@ def execute_run(
     except KeyboardInterrupt:
         written = len(runner.run_dir.episode_paths())
         fail(
-            f"interrupted; {written} finished episodes are in {out}; rerun the same command to resume", EXIT_INTERRUPTED
+            f"interrupted; {plural(written, 'finished episode')} in {out}; rerun the same command to resume",
+            EXIT_INTERRUPTED,
         )
     finally:
         signal.signal(signal.SIGTERM, previous_term)
@@ -191,12 +224,31 @@ def report_incomplete(summary: "RunSummary") -> None:
     if summary.complete:
         return
     for stem, message in sorted(summary.faults.items()):
-        stderr.print(f"[yellow]not finished[/] {stem}: {message}", highlight=False)
+        stderr.print(styled("not finished", "yellow", f"{stem}: {message}"), highlight=False)
+    count = len(summary.faults)
     fail(
-        f"{len(summary.faults)} episodes were not finished because of infrastructure faults; "
+        f"{plural(count, 'episode')} {'was' if count == 1 else 'were'} not finished because of infrastructure faults; "
         "rerun the same command to retry them",
         EXIT_INCOMPLETE,
     )
+
+
+# Options that `run` and `sweep` share.
+ModelOption = Annotated[
+    list[str] | None,
+    typer.Option(help="Model of a language-model agent, e.g. openai/gpt-5 (repeatable; implies --agent llm)."),
+]
+AgentOptOption = Annotated[
+    list[str] | None, typer.Option(metavar="KEY=VALUE", help="Agent option KEY=VALUE (repeatable).")
+]
+TokenLimitOption = Annotated[
+    int | None, typer.Option(min=1, help="Per-episode budget of input+output tokens for model agents.")
+]
+CostLimitOption = Annotated[float | None, typer.Option(help="Per-episode budget in US dollars for model agents.")]
+RepeatsOption = Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")]
+SeedOption = Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")]
+WorkersOption = Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")]
+QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 
 
 @app.command()
@@ -210,23 +262,16 @@ def run(
         list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
     ] = None,
     condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
-    model: Annotated[
-        list[str] | None,
-        typer.Option(help="Model of a language-model agent, e.g. openai/gpt-5 (repeatable; implies --agent llm)."),
-    ] = None,
-    agent_opt: Annotated[list[str] | None, typer.Option(help="Agent option KEY=VALUE (repeatable).")] = None,
-    token_limit: Annotated[
-        int | None, typer.Option(min=1, help="Per-episode budget of input+output tokens for model agents.")
-    ] = None,
-    cost_limit: Annotated[float | None, typer.Option(help="Per-episode budget in US dollars for model agents.")] = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")] = 1,
-    seed: Annotated[
-        int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")
-    ] = 0,
-    out: Annotated[Path | None, typer.Option(help="Run directory (default: runs/SUITE).")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")] = 1,
+    model: ModelOption = None,
+    agent_opt: AgentOptOption = None,
+    token_limit: TokenLimitOption = None,
+    cost_limit: CostLimitOption = None,
+    repeats: RepeatsOption = 1,
+    seed: SeedOption = 0,
+    out: Annotated[Path | None, typer.Option(parser=out_folder, help="Run directory (default: runs/SUITE).")] = None,
+    workers: WorkersOption = 1,
     retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
@@ -249,7 +294,7 @@ def run(
             skipped=skipped,
         )
         for message in skipped:
-            stderr.print(f"[yellow]skipped:[/] {escape(message)}", highlight=False)
+            stderr.print(styled("skipped:", "yellow", message), highlight=False)
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
         summary = execute_run(suite, config, out, workers, retries, listener)
@@ -259,8 +304,8 @@ def run(
         doc = run_summary_document(summary)
         mean = "-" if doc["mean_score"] is None else f"{doc['mean_score']:.3f}"
         stderr.print(
-            f"{summary.written} episodes written, {summary.skipped} already done, "
-            f"{summary.errors} ended in an error; mean score {mean}; run directory {out}",
+            f"{plural(summary.written, 'episode')} written, {summary.skipped:,} already done, "
+            f"{summary.errors:,} ended in an error; mean score {mean}; run directory {out}",
             highlight=False,
         )
     report_incomplete(summary)
@@ -268,27 +313,31 @@ def run(
 
 @app.command()
 def report(
-    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`.")],
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RUN_DIR", help="A directory written by `discogym run`, or a folder of them (`discogym sweep`)."
+        ),
+    ],
     html: Annotated[Path | None, typer.Option(help="Also write the report as an HTML page here.")] = None,
     rescore: Annotated[bool, typer.Option(help="Recompute scores and audits from the episode logs.")] = False,
-    plots: Annotated[Path | None, typer.Option(help="Folder for PNG plots (default: RUN_DIR/plots).")] = None,
+    plots: Annotated[
+        Path | None, typer.Option(help="Folder for PNG plots (default: each run's RUN_DIR/plots).")
+    ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Write no plots.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Aggregate a run's episodes into tables (markdown on stdout) and plots (PNG)."""
+    """Aggregate a run's episodes, or every run's in a folder, into tables (markdown on stdout) and plots (PNG)."""
     from discogym.core.plots import plots_available
     from discogym.core.run_report import build_report
 
     with user_errors():
-        if no_plots:
-            plots = None
-        elif plots is None and plots_available():
-            plots = run_dir / "plots"
-        built = build_report(run_dir, rescore=rescore, plots_dir=plots)
+        in_runs = not no_plots and plots is None and plots_available()
+        built = build_report(run_dir, rescore=rescore, plots_dir=None if no_plots else plots, plots_in_runs=in_runs)
         if html is not None:
             html.write_text(built.html(), encoding="utf-8")
-    for line in built.warnings:  # mixed versions; episodes whose cached outcome disagrees with their log
-        stderr.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
+    for line in built.warnings:  # mixed versions; copied, unplanned or re-scored episodes; cached outcomes at odds
+        stderr.print(styled("warning:", "yellow", line), highlight=False)
     if as_json:
         print_json(built.model_dump(mode="json"))
     else:
@@ -298,44 +347,96 @@ def report(
 @app.command()
 def sweep(
     suites: Annotated[list[str] | None, typer.Argument(help="Suites to run (default: all registered).")] = None,
-    out: Annotated[Path, typer.Option(help="Parent directory; each suite's run goes in OUT/SUITE.")] = Path(
-        "runs/reference"
-    ),
-    workers: Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")] = 1,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    agent: Annotated[
+        list[str] | None, typer.Option(help="Agent(s) to run on every suite that has them; default: reference.")
+    ] = None,
+    model: ModelOption = None,
+    agent_opt: AgentOptOption = None,
+    token_limit: TokenLimitOption = None,
+    cost_limit: CostLimitOption = None,
+    repeats: RepeatsOption = 1,
+    seed: SeedOption = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            parser=out_folder,
+            help="Parent directory; each suite's run goes in OUT/SUITE (default: runs/reference, or runs/sweep "
+            "with --agent or --model).",
+        ),
+    ] = None,
+    workers: WorkersOption = 1,
+    quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """The main job: every suite's default task set with its reference agent, offline, then the reports."""
+    """The main job: every suite's default task set with its reference agent, offline, then the reports. With
+    --agent or --model, those agents instead (a suite without them is skipped), into runs/sweep. Ends with one
+    summary table across the suites."""
+    from discogym.core.report_tables import table_markdown
+    from discogym.core.run_report import summary_table
     from discogym.core.suite import all_suites, get_suite
 
+    reference = not agent and not model
+    out = out or Path("runs") / ("reference" if reference else "sweep")
     with user_errors():
         chosen = [get_suite(name) for name in suites] if suites else all_suites()
         if not chosen:
             stderr.print("No suites are registered yet; nothing to run.")
+        if reference and (agent_opt or token_limit or cost_limit):
+            raise UserError("--agent-opt, --token-limit and --cost-limit go with --agent or --model")
+        options = parse_agent_options(agent_opt or [])
+        requested = None if reference else requested_agents(agent, model, options, token_limit, cost_limit)
         results: dict[str, Any] = {}
-        summaries = []
+        summaries, reports = [], []
         for suite in chosen:
-            if not suite.reference_agents():
-                stderr.print(f"{suite.name}: no reference agent, skipped")
+            config = _sweep_config(suite, requested, repeats, seed)
+            if config is None:
                 continue
-            summary, built = _sweep_suite(suite, out / suite.name, workers, quiet)
+            summary, built = _sweep_suite(suite, config, out / suite.name, workers, quiet)
             summaries.append(summary)
+            reports.append(built)
             results[suite.name] = {"run": run_summary_document(summary), "report": built.model_dump(mode="json")}
             if not as_json:
                 sys.stdout.write(built.markdown() + "\n")
+        if chosen and not reports:
+            raise UserError("no suite has the agents asked for; nothing was run")
+        summary_doc = summary_table(out, reports) if reports else None
     if as_json:
-        print_json({"out": str(out), "suites": results})
+        document = {"out": str(out), "suites": results}
+        print_json(document | ({"summary": summary_doc.model_dump(mode="json")} if summary_doc else {}))
+    elif summary_doc is not None:
+        sys.stdout.write(table_markdown(summary_doc))
     for summary in summaries:
         report_incomplete(summary)
 
 
-def _sweep_suite(suite: "Suite", out: Path, workers: int, quiet: bool) -> tuple["RunSummary", "RunReport"]:
+def _sweep_config(
+    suite: "Suite", requested: list["AgentOptions"] | None, repeats: int, seed: int
+) -> "RunConfig | None":
+    """The run configuration of one suite in a sweep: its reference agent, or the ``requested`` agents; None
+    (said in one line) when the suite has none of them or they cannot run (no API key)."""
+    from discogym.core.runner import RunConfig
+
+    if requested is None and not suite.reference_agents():
+        stderr.print(f"{suite.name}: no reference agent, skipped", highlight=False)
+        return None
+    skipped: list[str] = []
+    try:
+        config = RunConfig.for_suite(suite, requested or ["reference"], repeats=repeats, seed=seed, skipped=skipped)
+    except UserError as err:
+        stderr.print(f"{suite.name}: {err}; skipped", highlight=False)
+        return None
+    for message in skipped:
+        stderr.print(styled("skipped:", "yellow", message), highlight=False)
+    return config
+
+
+def _sweep_suite(
+    suite: "Suite", config: "RunConfig", out: Path, workers: int, quiet: bool
+) -> tuple["RunSummary", "RunReport"]:
     from discogym.core.plots import plots_available
     from discogym.core.progress import ProgressBar, RunListener
     from discogym.core.run_report import build_report
-    from discogym.core.runner import RunConfig
 
-    config = RunConfig.for_suite(suite)
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
     summary = execute_run(suite, config, out, workers, 0, listener)
     return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
@@ -358,13 +459,13 @@ def check_suite_command(
 
     with user_errors():
         suite = get_suite(suite_name)
-        with stderr.status(f"checking suite {suite.name}"):
+        with stderr.status(Text(f"checking suite {suite.name}")):  # a str would be read as markup
             findings = check_suite(suite, episodes=episodes, max_steps=max_steps, seed=seed)
     if as_json:
         print_json({"suite": suite.name, "checks": CHECKS, "findings": [f.model_dump() for f in findings]})
     else:
         for finding in findings:
-            stdout.print(f"[red]FAIL[/] {escape(str(finding))}", highlight=False)
+            stdout.print(styled("FAIL", "red", str(finding)), highlight=False)
         verdict = f"{len(findings)} problem(s) found" if findings else "conforms"
         stderr.print(f"{suite.name}: {len(CHECKS)} checks, {verdict}", highlight=False)
     if findings:
@@ -388,7 +489,9 @@ def mcp_command(
         str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
     ] = None,
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episodes' seeds derive from.")] = 0,
-    out: Annotated[Path | None, typer.Option(help="Run directory for the episodes (default: runs/mcp/SUITE).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=out_folder, help="Run directory for the episodes (default: runs/mcp/SUITE).")
+    ] = None,
 ) -> None:
     """Serve a suite's tasks and tools to MCP clients; every episode they play is written like a run's."""
     from discogym.core.suite import get_suite
@@ -396,18 +499,22 @@ def mcp_command(
     with user_errors():
         suite = get_suite(suite_name)
         try:
-            from discogym.interfaces.mcp.server import build_server, serve_http, serve_stdio
+            from discogym.interfaces.mcp.server import bind_http, build_server, serve_http, serve_stdio
         except ImportError as err:
             raise UserError(f"the MCP server needs the mcp extra: pip install 'discogym[mcp]' ({err})") from None
         out = out or Path("runs") / "mcp" / suite.name
         server = build_server(suite, out, split=split, seed=seed)
-    where = "standard input/output" if transport is Transport.stdio else f"http://{host}:{port}/mcp"
-    stderr.print(f"discogym mcp: serving {suite.name} on {where}; episodes go to {out}", highlight=False)
+        listener = None if transport is Transport.stdio else bind_http(host, port)
+    where = "standard input/output" if listener is None else f"http://{host}:{port}/mcp"
+    stderr.print(
+        f"discogym mcp: serving {suite.name} on {where}; episodes go to {out}",
+        highlight=False,
+    )
     try:
-        if transport is Transport.stdio:
+        if listener is None:
             serve_stdio(server)
         else:
-            serve_http(server, host, port)
+            serve_http(server, host, listener)
     except KeyboardInterrupt:
         fail("interrupted; episodes still running were not recorded", EXIT_INTERRUPTED)
 
@@ -421,10 +528,13 @@ def play(
     ] = None,
     condition: Annotated[str | None, typer.Option(help="Condition (default: the suite's first).")] = None,
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episode's seeds derive from.")] = 0,
-    out: Annotated[Path | None, typer.Option(help="Run directory for the episode (default: runs/play/SUITE).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=out_folder, help="Run directory for the episode (default: runs/play/SUITE).")
+    ] = None,
 ) -> None:
     """Play one task yourself in the terminal; the episode is scored and written like any other."""
     from discogym.core.episode_loop import play_episode
+    from discogym.core.human import HumanAgent, PictureFolder
     from discogym.core.planning import plan_next_free
     from discogym.core.runner import RunConfig, plan_episodes
     from discogym.core.storage import RunDir
@@ -441,7 +551,8 @@ def play(
         first = plan_episodes(suite, config)[0]
         # Each game is a new repeat.
         planned = plan_next_free(suite.name, first.task, first.condition, first.agent, seed, run_dir.has_episode)
-        episode, runtime = play_episode(suite, planned)
+        pictures = PictureFolder(out / "play-images" / run_dir.episode_path(planned.key).stem)
+        episode, runtime = play_episode(suite, planned, HumanAgent(pictures=pictures), keep_interrupted=True)
         run_dir.write_episode(episode, runtime)
     score = episode.score
     verdict = "success" if score.success else "no success"
@@ -479,7 +590,7 @@ def main(argv: list[str] | None = None) -> None:
     except TyperException as err:
         context = getattr(err, "ctx", None)
         hint = f" (see '{context.command_path} --help')" if context is not None else ""
-        stderr.print(f"[bold red]error:[/] {escape(err.format_message())}{hint}", highlight=False)
+        stderr.print(styled("error:", "bold red", f"{err.format_message()}{hint}"), highlight=False)
         sys.exit(err.exit_code)
     except typer.Abort:
         sys.exit(EXIT_INTERRUPTED)

@@ -6,20 +6,101 @@ line, since its real help text lives in the module that is not imported), and im
 command is invoked: ``discogym petri verify`` imports petri's commands and nothing of the other suites, and
 ``discogym --version`` imports no suite at all. An app that cannot be imported fails only its own command,
 with one line.
+
+Every command's help is plain: an option's value is named (``--seed N``, ``--out PATH``) rather than typed
+(``<int range>``), and a range is said in words only when its bounds are ones a person would type.
 """
 
+from enum import Enum
 from importlib.metadata import EntryPoint
+from pathlib import Path
+from typing import Any
 
 import typer
 
 # typer vendors click; a command group's methods take and return the vendored click's types.
 from typer import _click
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from discogym.core.console import fail
 from discogym.core.plugins import PluginError, load_entry_point, plugin_points
 
 COMMANDS_ENTRY_POINT_GROUP = "discogym.commands"
+
+
+# Bounds beyond this (2**63 - 1 for a seed) are limits of the number type, not advice: help does not show them.
+LARGEST_SHOWN_BOUND = 2**31
+
+
+def range_in_words(low: float | None, high: float | None) -> str | None:
+    """``at least 1``, ``1 to 65535``, or None when no bound is worth showing."""
+    low = low if low is not None and abs(low) < LARGEST_SHOWN_BOUND else None
+    high = high if high is not None and abs(high) < LARGEST_SHOWN_BOUND else None
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    if low is not None:
+        return f"at least {low}"
+    if high is not None:
+        return f"at most {high}"
+    return None
+
+
+def value_name(option: TyperOption) -> str:
+    """What the help calls an option's value: its choices, ``N`` for a whole number, ``PATH``, or its name."""
+    descriptor = option.type_descriptor
+    if descriptor.is_choice and descriptor.choices is not None:
+        return "|".join(str(c.value) if isinstance(c, Enum) else str(c) for c in descriptor.choices)
+    element = descriptor.annotation
+    if descriptor.is_list:
+        element = getattr(element, "__args__", (element,))[0]
+    if element is int:
+        return "N"
+    if element is float:
+        return "NUMBER"
+    if descriptor.is_path or element is Path:
+        return "PATH"
+    return (option.name or "value").upper()
+
+
+class PlainOption(TyperOption):
+    """An option whose help shows ``--seed N`` and ``at least 1`` instead of ``<int range> [x>=1]``."""
+
+    def display_type_rich(self, ctx: _click.Context) -> str | None:
+        """The value's name (none for a flag)."""
+        if self.is_flag or self.count:
+            return None
+        return self.metavar or value_name(self)
+
+    def _get_number_range_help_str(self) -> str | None:
+        return range_in_words(self.min, self.max)
+
+
+class PlainArgument(TyperArgument):
+    """An argument whose help shows its name (``SUITE``) without a type marker (``<str>``)."""
+
+    def display_type_rich(self, ctx: _click.Context) -> str | None:
+        """Nothing: the argument's name says what it is."""
+        return None
+
+    def _get_number_range_help_str(self) -> str | None:
+        return range_in_words(self.min, self.max)
+
+
+def plain_help(command: _click.Command, parent: _click.Context | None = None) -> None:
+    """Make the help of ``command`` and of every command under it plain (see the module's docstring).
+
+    Each parameter's class becomes its plain subclass, which changes only how the help shows it; the help
+    option (which click makes on first use) is made here so that it is plain too.
+    """
+    context = _click.Context(command, parent=parent, info_name=command.name)
+    for param in command.get_params(context):
+        if type(param) is TyperOption:
+            param.__class__ = PlainOption
+        elif type(param) is TyperArgument:
+            param.__class__ = PlainArgument
+    subcommands: dict[str, Any] = getattr(command, "commands", {})
+    for sub in subcommands.values():
+        plain_help(sub, context)
 
 
 def commands_help(name: str) -> str:
@@ -33,6 +114,7 @@ class UnloadedCommands(TyperCommand):
     def __init__(self, point: EntryPoint) -> None:
         super().__init__(name=point.name, help=commands_help(point.name))
         self.point = point
+        plain_help(self)
 
 
 def as_click_command(target: object, point: EntryPoint) -> _click.Command:
@@ -57,6 +139,10 @@ class SuiteCommandsGroup(TyperGroup):
     """The root command: its own commands, then each ``discogym.commands`` plugin's, imported on invocation."""
 
     _plugins_listed = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        plain_help(self)
 
     def _list_plugins(self) -> None:
         """Add a stand-in for each plugin whose name no command has yet (once; reading entry points is cheap)."""
@@ -86,4 +172,5 @@ class SuiteCommandsGroup(TyperGroup):
                 command = self.commands[name] = load_commands(command.point)
             except PluginError as err:
                 fail(str(err))
+            plain_help(command, ctx)
         return name, command, rest

@@ -12,6 +12,10 @@ DESCRIPTION = (
     "--agent-opt mode=native|text|suite (see docs/llm.md)"
 )
 
+# The fields of discogym.llm.agent.LLMSettings (a test keeps them equal), named here so that registering the
+# agent does not import the model SDKs.
+OPTIONS = ("mode", "images", "timeout_s", "retries", "max_tokens", "temperature", "key_env")
+
 
 def _make(options: AgentOptions) -> Agent:
     try:
@@ -23,4 +27,4 @@ def _make(options: AgentOptions) -> Agent:
 
 def register() -> None:
     """Make ``--agent llm`` available."""
-    register_agent("llm", _make, DESCRIPTION, takes_model=True)
+    register_agent("llm", _make, DESCRIPTION, takes_model=True, options=OPTIONS)

@@ -21,6 +21,7 @@ from discogym.core.agent import Usage
 from discogym.core.errors import InfrastructureError
 from discogym.core.tools import ToolImage, ToolSpec
 from discogym.llm.models import ModelSpec
+from discogym.llm.redaction import Redactor
 
 
 class ModelToolCall(BaseModel):
@@ -68,6 +69,7 @@ class ChatClient(ABC):
     def __init__(self, spec: ModelSpec, api_key: str, options: ClientOptions) -> None:
         self.spec = spec
         self._api_key = api_key
+        self.redact = Redactor(api_key)
         self.options = options
         self.base_url: str | None = spec.base_url  # the endpoint in use (None: the provider's own)
 
@@ -77,11 +79,19 @@ class ChatClient(ABC):
 
     def _redact(self, err: BaseException) -> str:
         """The error's message, without the API key should an endpoint echo it."""
-        text = f"{type(err).__name__}: {err}"
-        return text.replace(self._api_key, "[key]") if len(self._api_key) >= 8 else text
+        return self.redact(f"{type(err).__name__}: {err}")
 
     def _fault(self, err: BaseException) -> InfrastructureError:
         return InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {self._redact(err)}")
+
+    def _without_key(self, completion: Completion) -> Completion:
+        """The reply with the API key taken out of its text and calls, should the model repeat it: the reply
+        is stored in the episode and sent back to the model."""
+        calls = [
+            ModelToolCall(id=self.redact(c.id), name=self.redact(c.name), arguments=self.redact(c.arguments))
+            for c in completion.tool_calls
+        ]
+        return completion.model_copy(update={"text": self.redact(completion.text), "tool_calls": calls})
 
 
 def _data_url(image: ToolImage) -> str:
@@ -163,13 +173,13 @@ class OpenAIChat(ChatClient):
         try:
             response = self.client.chat.completions.create(**request)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
-            raise RejectedRequest(self._redact(err)) from err
-        except (openai.OpenAIError, ValueError) as err:  # ValueError: a reply body that is not JSON
-            raise self._fault(err) from err
+            raise RejectedRequest(self._redact(err)) from None
+        except (openai.OpenAIError, ValueError, RecursionError) as err:  # a reply body that is not JSON, or too deep
+            raise self._fault(err) from None
         try:
-            return self._read(response)
-        except (AttributeError, TypeError, ValueError, IndexError) as err:
-            raise self._fault(ValueError(f"the reply is not a chat completion ({err})")) from err
+            return self._without_key(self._read(response))
+        except (AttributeError, TypeError, ValueError, IndexError, RecursionError) as err:
+            raise self._fault(ValueError(f"the reply is not a chat completion ({err})")) from None
 
     @staticmethod
     def _read(response: Any) -> Completion:
@@ -205,7 +215,7 @@ def _anthropic_content(text: str, images: list[ToolImage]) -> str | list[dict[st
 def _as_object(arguments: str) -> dict[str, Any]:
     try:
         value = json.loads(arguments)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -270,13 +280,13 @@ class AnthropicChat(ChatClient):
         try:
             response = self.client.messages.create(**request)
         except (anthropic.BadRequestError, anthropic.UnprocessableEntityError) as err:
-            raise RejectedRequest(self._redact(err)) from err
-        except (anthropic.AnthropicError, ValueError) as err:  # ValueError: a reply body that is not JSON
-            raise self._fault(err) from err
+            raise RejectedRequest(self._redact(err)) from None
+        except (anthropic.AnthropicError, ValueError, RecursionError) as err:  # a body not JSON, or too deep
+            raise self._fault(err) from None
         try:
-            return self._read(response)
-        except (AttributeError, TypeError, ValueError) as err:
-            raise self._fault(ValueError(f"the reply is not a message ({err})")) from err
+            return self._without_key(self._read(response))
+        except (AttributeError, TypeError, ValueError, RecursionError) as err:
+            raise self._fault(ValueError(f"the reply is not a message ({err})")) from None
 
     @staticmethod
     def _read(response: Any) -> Completion:

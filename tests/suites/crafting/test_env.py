@@ -32,10 +32,13 @@ def test_a_move_without_effect_is_a_step_that_changes_nothing(book):
     env = make_env(book, {10: ("oak_log", 1)})
     result = env.call("move", {"slot_from": "[I2]", "slot_to": "[A1]", "quantity": 1})
     assert result.ok and result.data == {"applied": False, "reason": "[I2] is empty"}
-    assert result.text == "Craft an item of type: oak_planks\ninventory:\n - oak_log [I1] quantity 1"
+    observation = "Craft an item of type: oak_planks\ninventory:\n - oak_log [I1] quantity 1"
+    assert result.text == f"nothing moved: [I2] is empty\n{observation}"
     malformed = env.call("move", {"slot_from": "[I1]", "slot_to": "[0]", "quantity": 1})
-    assert not malformed.ok and malformed.text.startswith("Format Error: You cannot move items into [0]")
-    assert env.outcome()["counts"] == {"invalid": 1, "move": 1, "no_effect": 1}
+    assert not malformed.ok and malformed.text == "move: argument 'slot_to' cannot be [0], the output slot"
+    in_text = env.parse_text_action("move: from [I1] to [0] with quantity 1")  # Plancraft's syntax: its message
+    assert env.call(in_text.tool, in_text.args).text.startswith("Format Error: You cannot move items into [0]")
+    assert env.outcome()["counts"] == {"invalid": 2, "move": 1, "no_effect": 1}
 
 
 def test_impossible_ends_the_episode_and_conditions_limit_the_tools(book):

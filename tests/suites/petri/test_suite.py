@@ -81,10 +81,12 @@ def test_the_report_has_the_papers_tables(tmp_path):
 
     tables = {table.title: table for table in build_report(tmp_path).tables}
     tiers = tables["petri: per agent and tier"]
-    overall = {row[0]: row for row in tiers.rows if row[1] == "all"}
-    assert overall["ofat"][3] == 92.5 and overall["ofat"][5] == 1.0 and overall["ofat"][6] == 3.0
+    overall = {row[0]: row for row in tiers.rows if row[3] == "all"}
+    assert overall["ofat"][1:3] == ["-", "default"]  # agent, model, condition
+    assert overall["ofat"][5] == 92.5 and overall["ofat"][7] == 1.0 and overall["ofat"][8] == 3.0
     (pair,) = tables["petri: paired comparisons (Wilcoxon signed-rank over tasks, Holm across pairs)"].rows
-    assert pair[:3] == ["guess", "ofat", 6] and float(pair[5]) == pytest.approx(0.03125, rel=0.01) and pair[6] is True
+    assert pair[:3] == ["guess (default)", "ofat (default)", 6]
+    assert float(pair[5]) == pytest.approx(0.03125, rel=0.01) and pair[6] is True
     taxonomy = tables["petri: failure taxonomy (episodes per flag)"]
     unbacked = taxonomy.columns.index("unbacked")
     assert {row[0]: row[unbacked] for row in taxonomy.rows} == {"ofat": 0, "guess": 6}

@@ -16,6 +16,7 @@ from discogym.suites.redstone.views import (
     iso_size,
     layers_layout,
     layers_png,
+    readable_scale,
     text_layers,
     top_down_cell,
     top_down_png,
@@ -191,12 +192,23 @@ def test_layers_png_deterministic_and_state_dependent() -> None:
 
 def test_iso_size_and_lamp_colour() -> None:
     lit, unlit = circuit(), circuit(lamp_lit=False)
-    image = picture(iso_png(lit))
     # extent 5 x 2 x 2 blocks: width (5 + 2) * 16 + 2 * 16, height (5 + 2) * 8 + 2 * 16 + 2 * 16
-    assert image.size == iso_size(lit) == (144, 120)
+    assert picture(iso_png(lit, 16)).size == iso_size(lit, 16) == (144, 120)
+    image = picture(iso_png(lit))
+    # by default a small world is drawn larger: ceil(400 / (5 + 2 + 2)) = 45 pixels a block
+    assert readable_scale(lit) == 45
+    assert image.size == iso_size(lit) == iso_size(lit, 45) == (405, 338)
     top_of_lamp = (3.5, 2, 0.5)
     assert image.getpixel(iso_pixel(lit, top_of_lamp)) == LAMP_LIT
     assert picture(iso_png(unlit)).getpixel(iso_pixel(unlit, top_of_lamp)) == LAMP_UNLIT
+
+
+def test_iso_default_is_readable_for_small_worlds_and_bounded_for_large_ones() -> None:
+    one_block = World({(0, 0, 0): make_block("stone")})
+    assert picture(iso_png(one_block)).size[0] >= 400
+    floor = World({(x, 0, z): make_block("stone") for x in range(40) for z in range(40)})
+    assert readable_scale(floor) == 16  # as large as before: 16 pixels a block
+    assert iso_size(floor) == iso_size(floor, 16)
 
 
 def test_iso_draws_nearer_blocks_over_farther_ones() -> None:

@@ -11,6 +11,8 @@ derives every schema from a Python function's signature.
 The episodes themselves are :mod:`discogym.core.session`'s; this module only maps them onto the protocol.
 """
 
+import errno
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,7 +26,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
-from discogym.core.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session
+from discogym.core.errors import UserError
+from discogym.core.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session, StartedTask
 from discogym.core.suite import Suite
 from discogym.core.tools import (
     MCP_HARNESS_TOOLS,
@@ -180,6 +183,16 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
     )
 
 
+def _started_text(started: StartedTask) -> str:
+    """The start of an episode as plain text: what was started, the tools, the suite's instructions, the brief
+    (the same fields are in the result's structured content)."""
+    header = (
+        f"Episode {started.episode} started: task {started.task}, condition {started.condition}, "
+        f"repeat {started.repeat}. Act with the tools {', '.join(started.tools)}."
+    )
+    return "\n\n".join(part for part in (header, started.instructions, started.brief) if part)
+
+
 def _harness_call(
     episodes: ExternalEpisodes, session: Session, name: str, arguments: dict[str, Any] | None
 ) -> types.CallToolResult:
@@ -190,7 +203,7 @@ def _harness_call(
         return _text_result(describe_validation_error(name, err), error=True)
     if isinstance(args, StartTaskArgs):
         started = session.start(args.task_id, args.condition)
-        result = _text_result(started.model_dump_json(indent=1), structured=started)
+        result = _text_result(_started_text(started), structured=started)
         result.content.extend(_images(session.brief_images()))  # e.g. the first rendered frame
         return result
     if isinstance(args, EndTaskArgs):
@@ -211,8 +224,24 @@ def serve_stdio(server: Server[Any]) -> None:
     anyio.run(run)
 
 
-def serve_http(server: Server[Any], host: str, port: int) -> None:
-    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+def bind_http(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port``, or a UserError saying why there cannot be one (a port in use
+    is found here, before the server says it is serving, not by uvicorn afterwards)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            why = "is in use: stop what listens there or choose another --port"
+        else:
+            why = f"cannot be used: {err.strerror or err}"
+        raise UserError(f"port {port} on {host} {why}") from None
+
+
+def serve_http(server: Server[Any], host: str, listener: socket.socket) -> None:
+    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` on ``listener`` (see :func:`bind_http`) until
+    interrupted."""
     import uvicorn
 
-    uvicorn.run(server.streamable_http_app(host=host), host=host, port=port, log_level="warning")
+    config = uvicorn.Config(server.streamable_http_app(host=host), log_level="warning")
+    uvicorn.Server(config).run(sockets=[listener])

@@ -7,6 +7,7 @@ between runs. A change is triggered when the changed program's frame first diffe
 the same actions and seed (the defect time); a goal is reached when the frame shows it.
 """
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from statistics import fmean
 
@@ -62,13 +63,22 @@ def _first_goal(source: str, task: PlanningTask, rng: np.random.Generator, seed:
     return None
 
 
+def baseline_envs(task_set: TaskSet, envs: list[str] | None = None) -> list[str]:
+    """The environments :func:`random_baseline` measures, in the task set's order."""
+    return list(dict.fromkeys(t.env for t in task_set.tasks if envs is None or t.env in envs))
+
+
 def random_baseline(
-    task_set: TaskSet, runs: int = 50, timeout: int = 1000, envs: list[str] | None = None
+    task_set: TaskSet,
+    runs: int = 50,
+    timeout: int = 1000,
+    envs: list[str] | None = None,
+    on_run: Callable[[str], None] | None = None,
 ) -> list[BaselineRow]:
-    """The table, one row per environment of the task set (in its order)."""
-    names = [t.env for t in task_set.tasks if envs is None or t.env in envs]
+    """The table, one row per environment of the task set (in its order). ``on_run`` is told the environment
+    after each of its runs (for a progress bar)."""
     rows = []
-    for index, name in enumerate(dict.fromkeys(names)):
+    for index, name in enumerate(baseline_envs(task_set, envs)):
         source = program_source(name)
         by_kind = {t.kind: t.challenge for t in task_set.tasks if t.env == name}
         change, goal = by_kind.get("cd"), by_kind.get("planning")
@@ -81,6 +91,8 @@ def random_baseline(
             if isinstance(goal, PlanningTask):
                 rng = np.random.default_rng([7, index, run, 1])
                 reached.append(_first_goal(source, goal, rng, goal.seed + run, timeout))
+            if on_run is not None:
+                on_run(name)
         rows.append(BaselineRow(name, runs, timeout, *_rate(triggered), *_rate(reached)))
     return rows
 

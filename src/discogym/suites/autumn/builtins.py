@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 PRELUDE = (Path(__file__).parent / "stdlib.sexp").read_text(encoding="utf-8")
 MAX_LIST = 1_000_000  # elements a built-in may make at once (range, allPositions, draws)
+# Besides, every list a built-in makes is charged, element by element, to the step's operation budget
+# (interpreter.OPS_BUDGET), so that no single call escapes it: e.g. concat doubling a list every step.
 
 
 def make(interp: "Interpreter") -> dict[str, Builtin]:
@@ -40,6 +42,11 @@ class _Registry:
             return function
 
         return register
+
+    def made(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``values``, a list a built-in made, after charging its elements to the step's budget."""
+        self.interp.charge(len(values))
+        return values
 
     def call(self, function: Any, *args: Any) -> Any:
         """Apply an Autumn function value (a lambda or a built-in) from inside a built-in."""
@@ -90,15 +97,15 @@ def _constructors(registry: _Registry) -> None:
 
 def _lists(registry: _Registry) -> None:
     """The list built-ins: higher-order ones, accessors, ``concat``, ``range`` and ``allPositions``."""
-    interp, define, call, truth = registry.interp, registry.define, registry.call, registry.truth
+    interp, define, call, truth, made = registry.interp, registry.define, registry.call, registry.truth, registry.made
 
     @define("map", (2,))
     def map_(function: Any, items: Any) -> tuple[Any, ...]:
-        return tuple(call(function, item) for item in _list(items, "map"))
+        return made(tuple(call(function, item) for item in _list(items, "map")))
 
     @define("filter", (2,))
     def filter_(function: Any, items: Any) -> tuple[Any, ...]:
-        return tuple(item for item in _list(items, "filter") if truth(call(function, item)))
+        return made(tuple(item for item in _list(items, "filter") if truth(call(function, item))))
 
     @define("foldl", (3,))
     def foldl(function: Any, start: Any, items: Any) -> Any:
@@ -127,18 +134,25 @@ def _lists(registry: _Registry) -> None:
 
     @define("concat", (1,))
     def concat(items: Any) -> tuple[Any, ...]:
-        flat: list[Any] = []
-        for item in _list(items, "concat"):
-            flat += list(item) if isinstance(item, tuple) else [item]
-        return tuple(flat)
+        parts = [item if isinstance(item, tuple) else (item,) for item in _list(items, "concat")]
+        interp.charge(sum(map(len, parts)))
+        return tuple(value for part in parts for value in part)
 
-    define("range", (2,))(lambda start, stop: tuple(range(_int(start, "range"), _int(stop, "range", size=True))))
+    @define("range", (2,))
+    def range_(start: Any, stop: Any) -> tuple[int, ...]:
+        first, last = _int(start, "range"), _int(stop, "range")
+        count = max(last - first, 0)
+        if count > MAX_LIST:
+            raise AutumnError(f"range: {count:,} is more than the {MAX_LIST:,} elements a list may have")
+        interp.charge(count)
+        return tuple(range(first, last))
 
     @define("allPositions", (0, 1))
     def all_positions(*size: Any) -> tuple[Position, ...]:
         n = _int(size[0], "allPositions", size=True) if size else interp.grid_size
         if n * n > MAX_LIST:
             raise AutumnError(f"allPositions {n} would make more than {MAX_LIST:,} positions")
+        interp.charge(max(n, 0) ** 2)
         return tuple(Position(x, y) for x in range(n) for y in range(n))
 
 
@@ -202,7 +216,7 @@ def _grid(registry: _Registry) -> None:
 
 def _objects(registry: _Registry) -> None:
     """``updateObj``, ``addObj`` and ``removeObj`` in all their forms."""
-    interp, define, call, truth = registry.interp, registry.define, registry.call, registry.truth
+    interp, define, call, truth, made = registry.interp, registry.define, registry.call, registry.truth, registry.made
 
     @define("updateObj", (2, 3))
     def update_obj(target: Any, *rest: Any) -> Any:
@@ -213,12 +227,12 @@ def _objects(registry: _Registry) -> None:
         items = _list(target, "updateObj")
         function = rest[0]
         if len(rest) == 1:
-            return tuple(call(function, item) for item in items)
-        return tuple(call(function, item) if truth(call(rest[1], item)) else item for item in items)
+            return made(tuple(call(function, item) for item in items))
+        return made(tuple(call(function, item) if truth(call(rest[1], item)) else item for item in items))
 
     @define("addObj", (2,))
     def add_obj(items: Any, new: Any) -> tuple[Any, ...]:
-        return _list(items, "addObj") + (new if isinstance(new, tuple) else (new,))
+        return made(_list(items, "addObj") + (new if isinstance(new, tuple) else (new,)))
 
     @define("removeObj", (1, 2))
     def remove_obj(target: Any, *rest: Any) -> Any:
@@ -231,8 +245,8 @@ def _objects(registry: _Registry) -> None:
         items = _list(target, "removeObj")
         which = rest[0]
         if isinstance(which, Instance):
-            return tuple(item for item in items if not (isinstance(item, Instance) and item.id == which.id))
-        return tuple(item for item in items if not truth(call(which, item)))
+            return made(tuple(item for item in items if not (isinstance(item, Instance) and item.id == which.id)))
+        return made(tuple(item for item in items if not truth(call(which, item))))
 
 
 def _randomness(registry: _Registry) -> None:
@@ -244,13 +258,17 @@ def _randomness(registry: _Registry) -> None:
         values = _nonempty(items, "uniformChoice")
         if not count:
             return values[interp.random(len(values))]
-        return tuple(values[interp.random(len(values))] for _ in range(_int(count[0], "uniformChoice", size=True)))
+        draws = _int(count[0], "uniformChoice", size=True)
+        interp.charge(max(draws, 0))
+        return tuple(values[interp.random(len(values))] for _ in range(draws))
 
     @registry.define("randomPositions", (2,))
     def random_positions(size: Any, count: Any) -> tuple[Position, ...]:
         n = _int(size, "randomPositions")
+        draws = _int(count, "randomPositions", size=True)
+        interp.charge(max(draws, 0))
         found = []
-        for _ in range(_int(count, "randomPositions", size=True)):
+        for _ in range(draws):
             x = interp.random(n)
             y = interp.random(n)
             found.append(Position(x, y))

@@ -20,6 +20,8 @@ def read_program(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as err:
         raise UserError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path} is not UTF-8 text (byte {err.start}): give an Autumn program (.sexp)") from None
 
 
 def frame_text(frame: list[list[str]], legend: dict[str, str]) -> list[str]:
@@ -41,7 +43,7 @@ def run_command(
         str, typer.Option(help='Actions separated by ";": noop, left, right, up, down, click X Y.')
     ] = "",
     steps: Annotated[
-        int | None, typer.Option(min=0, help="Steps to run (default: one per action); noops fill up.")
+        int | None, typer.Option(min=0, max=100_000, help="Steps to run (default: one per action); noops fill up.")
     ] = None,
     order: Annotated[
         str, typer.Option(help="program (our semantics) or official (the official interpreter's).")
@@ -161,14 +163,27 @@ def baseline_command(
     timeout: Annotated[int, typer.Option(min=1, max=100_000, help="Steps per run.")] = 1000,
     env: EnvOption = None,
     as_json: JsonOption = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
     """The random-agent baseline (Appendix C): per environment, how often random actions trigger the change of
-    the change-detection task and reach the planning task's goal, and in how many steps."""
-    from discogym.suites.autumn.baseline import random_baseline
+    the change-detection task and reach the planning task's goal, and in how many steps. A progress bar on
+    stderr counts the runs (none with --quiet or --json)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from discogym.suites.autumn.baseline import baseline_envs, random_baseline
     from discogym.suites.autumn.tasks import packaged_tasks
 
     with user_errors():
-        rows = random_baseline(packaged_tasks(), runs=runs, timeout=timeout, envs=env)
+        tasks = packaged_tasks()
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=Console(stderr=True), disable=quiet or as_json) as progress:
+            bar = progress.add_task("random baseline", total=runs * len(baseline_envs(tasks, env)))
+
+            def advance(name: str) -> None:
+                progress.update(bar, advance=1, description=f"random baseline: {name}")
+
+            rows = random_baseline(tasks, runs=runs, timeout=timeout, envs=env, on_run=advance)
     if as_json:
         print_json({"runs": runs, "timeout": timeout, "environments": [row.document() for row in rows]})
         return

@@ -52,7 +52,21 @@ class NoteArgs(ToolArgs):
 
 
 class IndexArgs(ToolArgs):
+    """A number the test asks for: a frame (show_frame, choose_frame) or an option (answer)."""
+
     index: int = Field(ge=0, description="a frame number or an option number")
+
+
+class ShowFrameArgs(IndexArgs):
+    index: int = Field(ge=0, description="which frame of the replayed sequence to show: 0 is the start")
+
+
+class AnswerArgs(IndexArgs):
+    index: int = Field(ge=0, description=f"the option (0 to {OPTIONS - 1}) that fills the masked rectangle")
+
+
+class ChooseFrameArgs(IndexArgs):
+    index: int = Field(ge=0, description="the number of the test frame where the change first became visible")
 
 
 def grid_text(frame: list[list[str]]) -> str:
@@ -106,6 +120,10 @@ class WorldTestEnv(Env):
             ]
         )
 
+    def example_action(self) -> str | None:
+        middle = self.world.grid_size // 2
+        return f"click {middle} {middle}"
+
     def _observe(self, number: int, frame: list[list[str]]) -> str:
         return f"frame {number}:\n{grid_text(frame)}"
 
@@ -147,9 +165,10 @@ class WorldTestEnv(Env):
             raise ToolError("the test has begun already")
         return self._begin_test("")
 
-    @tool(IndexArgs)
-    def show_frame(self, args: IndexArgs) -> ToolResult:
-        """Masked frame prediction: show masked frame N of the replayed sequence (step or rewind freely)."""
+    @tool(ShowFrameArgs)
+    def show_frame(self, args: ShowFrameArgs) -> ToolResult:
+        """Masked frame prediction test: show frame `index` of the replayed sequence, the masked rectangle hidden;
+        frames can be shown in any order, again and again."""
         mfp = self._mfp()
         frames = self._mfp_frames()
         if args.index >= len(frames):
@@ -157,9 +176,10 @@ class WorldTestEnv(Env):
         action = "start" if args.index == 0 else f"after {mfp.actions[args.index - 1]}"
         return ToolResult(text=f"frame {args.index} ({action}):\n{grid_text(frames[args.index])}")
 
-    @tool(IndexArgs)
-    def answer(self, args: IndexArgs) -> ToolResult:
-        """Masked frame prediction: choose option K (0-5) for the masked rectangle of the last frame."""
+    @tool(AnswerArgs)
+    def answer(self, args: AnswerArgs) -> ToolResult:
+        """Masked frame prediction test: answer with option `index`, the one that fills the masked rectangle of
+        the last frame; ends the test."""
         self._mfp()
         if args.index >= OPTIONS:
             raise ToolError(f"options are numbered 0 to {OPTIONS - 1}")
@@ -177,9 +197,10 @@ class WorldTestEnv(Env):
         last = len(self.test_frames) - 1
         return ToolResult(text=f"noted at frame {last}; now choose_frame N (0 to {last}): where did it first show?")
 
-    @tool(IndexArgs)
-    def choose_frame(self, args: IndexArgs) -> ToolResult:
-        """Change detection, after found_change: the frame number where the change first became visible."""
+    @tool(ChooseFrameArgs)
+    def choose_frame(self, args: ChooseFrameArgs) -> ToolResult:
+        """Change detection test, after found_change: choose frame `index`, the test frame where the change
+        first became visible; ends the test."""
         if self.phase != TEST or self.challenge.kind != "cd" or self.signalled_at is None:
             raise ToolError("choose_frame comes after found_change, in the change-detection test")
         if args.index >= len(self.test_frames):

@@ -4,7 +4,8 @@ A step (the spec's "A time step"): the step's input is set; the state is copied 
 clauses run in program order, each seeing what earlier ones assigned; every state variable no clause
 assigned takes its NEXT value; the input is cleared (``click`` keeps its last position); the frame is
 rendered. Runtime errors carry the line and column of the expression that failed; a step has an operation
-budget, a wall-clock budget and a call-depth budget.
+budget (calls, and the elements of every list a built-in makes), a wall-clock budget and a call-depth budget;
+integers are 64-bit (a result outside that range is an error, not a huge number).
 """
 
 import time
@@ -14,14 +15,26 @@ from typing import Any, Literal
 
 from discogym.suites.autumn import builtins
 from discogym.suites.autumn.compat import DEFAULT_FLAVOR, Flavor, official_order
-from discogym.suites.autumn.sexpr import AutumnError, Expr, Node, Number, SList, Symbol, Text, parse, show
+from discogym.suites.autumn.sexpr import (
+    INT_MAX,
+    INT_MIN,
+    AutumnError,
+    Expr,
+    Node,
+    Number,
+    SList,
+    Symbol,
+    Text,
+    parse,
+    show,
+)
 from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe
 
 Code = Callable[["Frame"], Any]
 Action = str | tuple[str, int, int] | None  # None is noop; ("click", x, y)
 Order = Literal["program", "official"]
 MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
-OPS_BUDGET = 2_000_000  # function calls per step (and for initialization)
+OPS_BUDGET = 2_000_000  # function calls and list elements made, per step (and for initialization)
 TIME_BUDGET = 5.0  # seconds per step
 OPERATORS = {"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "&", "|", "!"}
 
@@ -66,7 +79,15 @@ def c_div(a: int, b: int) -> int:
     if b == 0:
         raise AutumnError("division by zero")
     quotient = abs(a) // abs(b)
-    return quotient if (a >= 0) == (b >= 0) else -quotient
+    return int64(quotient if (a >= 0) == (b >= 0) else -quotient)
+
+
+def int64(value: int) -> int:
+    """``value`` if it is a 64-bit integer; AutumnError otherwise (the official interpreter's integers are C++
+    ints: we stop where they would overflow rather than let a number grow without bound)."""
+    if not INT_MIN <= value <= INT_MAX:
+        raise AutumnError("integer overflow: the result is outside the 64-bit range")
+    return value
 
 
 def c_mod(a: int, b: int) -> int:
@@ -95,8 +116,9 @@ class Interpreter:
         self.root = Frame(self.globals, None)
         self.caller = self.root  # the scope a built-in was called from
         self.types: dict[str, ObjectType] = {}
-        self.state_vars: list[StateVar] = []
-        self.definitions: list[tuple[str, Code, Node]] = []
+        # by name, in definition order (a redefinition moves a name to the end); dicts keep loading linear
+        self._state: dict[str, StateVar] = {}
+        self._definitions: dict[str, tuple[Code, Node]] = {}
         self.on_clauses: list[OnClause] = []
         self.declared: dict[str, str] = {}
         self.prev: dict[str, Any] = {}
@@ -110,12 +132,22 @@ class Interpreter:
         self._ops = 0
         self._deadline = 0.0
         self._builtins = builtins.make(self)
-        self._user_names: list[str] = []
+        self._user_names: dict[str, None] = {}  # the program's own names, in first-definition order
         program = builtins.PRELUDE if prelude is None else prelude
         self._load(program, user=False)
         self._load(source, user=True)
         self._initialize()
         self.frame = self.render()
+
+    @property
+    def state_vars(self) -> list[StateVar]:
+        """The state variables (``initnext`` definitions), in definition order."""
+        return list(self._state.values())
+
+    @property
+    def definitions(self) -> list[tuple[str, Code, Node]]:
+        """The plain definitions (name, code, statement), in definition order."""
+        return [(name, code, node) for name, (code, node) in self._definitions.items()]
 
     # ------------------------------------------------------------------------------------------
     # Loading
@@ -156,18 +188,18 @@ class Interpreter:
             raise AutumnError("a definition is (= name EXPRESSION)", stmt.line, stmt.column)
         name = stmt.items[1].name
         value = stmt.items[2]
-        self.state_vars = [v for v in self.state_vars if v.name != name]
-        self.definitions = [d for d in self.definitions if d[0] != name]
+        self._state.pop(name, None)
+        self._definitions.pop(name, None)
         if _is_form(value, "initnext"):
             assert isinstance(value, SList)
             if len(value.items) != 3:
                 raise AutumnError("initnext takes an initial and a next expression", value.line, value.column)
             init, following = (self.compile(item) for item in value.items[1:])
-            self.state_vars.append(StateVar(name, init, following, stmt))
+            self._state[name] = StateVar(name, init, following, stmt)
         else:
-            self.definitions.append((name, self.compile(value), stmt))
-        if user and name not in self._user_names:
-            self._user_names.append(name)
+            self._definitions[name] = (self.compile(value), stmt)
+        if user:
+            self._user_names.setdefault(name)
 
     def _object(self, stmt: SList) -> None:
         items = stmt.items
@@ -200,20 +232,20 @@ class Interpreter:
     def _initialize(self) -> None:
         self._start_budget()
         self.globals["click"] = self.globals.get("click")
-        codes: dict[str, Code] = {name: code for name, code, _ in self.definitions}
-        codes |= {v.name: v.init for v in self.state_vars}
+        codes: dict[str, Code] = {name: code for name, (code, _) in self._definitions.items()}
+        codes |= {name: v.init for name, v in self._state.items()}
         self.state_order = self._state_order()
         if self.order == "program":
             order = self._program_order(codes)
         else:  # the official interpreter defines the plain globals as it reads them, then the state variables
-            order = self._program_order(name for name, _, _ in self.definitions) + self.state_order
+            order = self._program_order(self._definitions) + self.state_order
         for name in order:
             self.globals[name] = self._guard(codes[name], self.root)
 
     def _state_order(self) -> list[str]:
         """The order of the state variables' INIT and NEXT: program order, or in compatibility mode the
         iteration order of the official interpreter's hash map of them (compat.py)."""
-        names = self._program_order(v.name for v in self.state_vars)
+        names = self._program_order(self._state)
         if self.order == "program":
             return names
         return official_order(names, self.flavor)
@@ -224,7 +256,7 @@ class Interpreter:
         return prelude + [n for n in self._user_names if n in wanted]
 
     def _definition_order(self) -> list[str]:
-        return [d[0] for d in self.definitions] + [v.name for v in self.state_vars]
+        return [*self._definitions, *self._state]
 
     # ------------------------------------------------------------------------------------------
     # Running
@@ -241,7 +273,7 @@ class Interpreter:
         for clause in self.on_clauses:
             if truthy(self._call_if_callable(self._guard(clause.condition, Frame({}, self.root)))):
                 self._guard(clause.body, Frame({}, self.root))
-        following = {v.name: v.next for v in self.state_vars}
+        following = {name: v.next for name, v in self._state.items()}
         for name in self.state_order:
             if name not in self.updated:
                 self.globals[name] = self._guard(following[name], Frame({}, self.root))
@@ -264,9 +296,16 @@ class Interpreter:
     def _tick(self, node: Node) -> None:
         self._ops += 1
         if self._ops > OPS_BUDGET:
-            raise AutumnError(f"the step made more than {OPS_BUDGET:,} calls", node.line, node.column)
+            raise AutumnError(f"the step made more than {OPS_BUDGET:,} calls and list elements", node.line, node.column)
         if self._ops & 4095 == 0 and time.perf_counter() > self._deadline:
             raise AutumnError(f"the step ran longer than {TIME_BUDGET:g} s", node.line, node.column)
+
+    def charge(self, elements: int) -> None:
+        """Count the elements of a list a built-in is about to make against the step's budget (before making
+        it, so that one call cannot allocate more than the budget)."""
+        self._ops += elements
+        if self._ops > OPS_BUDGET:
+            raise AutumnError(f"the step made more than {OPS_BUDGET:,} calls and list elements")
 
     # ------------------------------------------------------------------------------------------
     # Rendering
@@ -280,9 +319,9 @@ class Interpreter:
 
     def rendered_names(self) -> list[str]:
         """State variables in program order, then the other globals in definition order."""
-        state = self._program_order(v.name for v in self.state_vars)
-        others = [n for n in self._program_order(d[0] for d in self.definitions) if n not in state]
-        return state + others
+        state = self._program_order(self._state)
+        known = set(state)
+        return state + [n for n in self._program_order(self._definitions) if n not in known]
 
     def objects(self) -> list[Instance]:
         """Every object held by a global, in paint order."""
@@ -587,7 +626,7 @@ class Interpreter:
             (only,) = operands
             if op == "!":
                 return lambda frame: not truthy(self._call_if_callable(only(frame)))
-            return lambda frame: -_integer(only(frame), "-", expr)
+            return lambda frame: ARITHMETIC["-"](0, _integer(only(frame), "-", expr), expr)
         if len(operands) != 2:
             raise AutumnError(f"'{op}' takes two operands (operators are binary)", expr.line, expr.column)
         left, right = operands
@@ -651,9 +690,9 @@ def _checked(function: Callable[[int, int], Any]) -> Callable[[int, int, Node], 
 
 
 ARITHMETIC: dict[str, Callable[[int, int, Node], Any]] = {
-    "+": _checked(lambda a, b: a + b),
-    "-": _checked(lambda a, b: a - b),
-    "*": _checked(lambda a, b: a * b),
+    "+": _checked(lambda a, b: int64(a + b)),
+    "-": _checked(lambda a, b: int64(a - b)),
+    "*": _checked(lambda a, b: int64(a * b)),
     "/": _checked(c_div),
     "%": _checked(c_mod),
     "<": _checked(lambda a, b: a < b),

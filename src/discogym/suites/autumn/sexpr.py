@@ -3,6 +3,9 @@ and column so that every error can say where it is."""
 
 from dataclasses import dataclass
 
+MAX_NESTING = 100  # parentheses open at once; the shipped programs need at most 14
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1  # Autumn's integers are 64-bit (the official interpreter's C++ ints)
+
 
 class AutumnError(Exception):
     """An error in an Autumn program, at a line and column (0 when unknown)."""
@@ -50,7 +53,8 @@ Expr = Symbol | Number | Text | SList
 
 
 def parse(source: str) -> list[Expr]:
-    """Every top-level expression of ``source``; AutumnError at the first problem."""
+    """Every top-level expression of ``source``; AutumnError at the first problem (also for nesting deeper
+    than :data:`MAX_NESTING` and integers outside 64 bits)."""
     return _Reader(source).read_all()
 
 
@@ -69,7 +73,7 @@ class _Reader:
                 return found
             if self.text[self.pos] == ")":
                 raise AutumnError("unexpected ')'", self.line, self.column)
-            found.append(self._read())
+            found.append(self._read(0))
 
     def _advance(self) -> str:
         char = self.text[self.pos]
@@ -92,10 +96,12 @@ class _Reader:
             else:
                 return
 
-    def _read(self) -> Expr:
+    def _read(self, depth: int) -> Expr:
         line, column = self.line, self.column
         char = self.text[self.pos]
         if char == "(":
+            if depth >= MAX_NESTING:
+                raise AutumnError(f"expressions are nested more than {MAX_NESTING} deep", line, column)
             self._advance()
             items: list[Expr] = []
             while True:
@@ -105,7 +111,7 @@ class _Reader:
                 if self.text[self.pos] == ")":
                     self._advance()
                     return SList(line, column, tuple(items))
-                items.append(self._read())
+                items.append(self._read(depth + 1))
         if char == '"':
             return self._read_text(line, column)
         start = self.pos
@@ -113,7 +119,7 @@ class _Reader:
             self._advance()
         atom = self.text[start : self.pos]
         if _is_integer(atom):
-            return Number(line, column, int(atom))
+            return Number(line, column, _integer(atom, line, column))
         return Symbol(line, column, atom)
 
     def _read_text(self, line: int, column: int) -> Text:
@@ -128,6 +134,17 @@ class _Reader:
             raise AutumnError("string is never closed", line, column)
         self._advance()
         return Text(line, column, "".join(chars))
+
+
+def _integer(atom: str, line: int, column: int) -> int:
+    """An integer literal's value; AutumnError outside 64 bits (checked on the digits first: Python refuses
+    to convert more than 4,300 of them)."""
+    digits = atom.lstrip("-").lstrip("0")
+    value = int(atom) if len(digits) <= 19 else None
+    if value is None or not INT_MIN <= value <= INT_MAX:
+        shown = atom if len(atom) <= 24 else f"{atom[:20]}... ({len(digits)} digits)"
+        raise AutumnError(f"integer {shown} is outside the 64-bit range", line, column)
+    return value
 
 
 def _is_integer(atom: str) -> bool:

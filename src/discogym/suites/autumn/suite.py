@@ -101,6 +101,11 @@ class AutumnSuite(Suite):
 
         return autumn_tables(episodes)
 
+    def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
+        from discogym.suites.autumn.plots import autumn_plots
+
+        return autumn_plots(episodes, out_dir)
+
 
 def score(episode: Episode) -> Score:
     """MFP: the chosen option is the answer. Planning: the goal was reached. Change detection: the spec's formula

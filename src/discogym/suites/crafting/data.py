@@ -211,6 +211,14 @@ def raw_data() -> RawData:
 
 
 @cache
+def split_size(name: str) -> int:
+    """How many examples an official split has, without validating them (fast enough for ``discogym list``)."""
+    if name not in SPLITS:
+        raise UserError(f"crafting has no task set '{name}'; sets: {', '.join(SPLITS)} (or a generated file)")
+    with zipfile.ZipFile(ensure_wheel()) as archive:
+        return len(json.loads(archive.read(f"{DATA_PREFIX}{name}.json")))
+
+
 def load_split(name: str) -> tuple[Example, ...]:
     """The examples of one official split, in the file's order."""
     if name not in SPLITS:

@@ -92,11 +92,18 @@ class CraftingEnv(Env):
     def tools(self) -> list[Tool]:
         return [self._declared_tools[name] for name in self.presentation.tools]
 
+    def system_prompt(self) -> str:
+        return prompt.tool_prompt(images=self.presentation.observation == "image")
+
     def text_prompt(self) -> str:
         return prompt.system_prompt(self.presentation.tools, images=self.presentation.observation == "image")
 
     def parse_text_action(self, message: str) -> ToolCall:
         return text.parse_action(message, self.presentation.tools)
+
+    def example_action(self) -> str | None:
+        move = next((call for call in self.valid_calls() if call.tool == "move"), None)
+        return None if move is None else text.format_action(move)
 
     # Tools
 
@@ -122,7 +129,7 @@ class CraftingEnv(Env):
         return ToolResult(text="You declared the task impossible; the episode is over.")
 
     def _slot_action(self, action: str, args: SlotActionArgs) -> ToolResult:
-        checked = text.check_slot_action(action, args.slot_from, args.slot_to, args.quantity)
+        checked = text.check_slot_action(action, args.slot_from, args.slot_to, args.quantity, tool_call=True)
         if isinstance(checked, str):
             return ToolResult(ok=False, text=checked, error=checked)
         source, target = checked
@@ -130,7 +137,8 @@ class CraftingEnv(Env):
         problem = run(source, target, args.quantity)
         if problem is None and self.table.has_item(self.target):
             self.finish(CRAFTED)
-        result = ToolResult(text=self.observe(), images=self.images(), data={"applied": problem is None})
+        shown = self.observe() if problem is None else f"nothing moved: {problem}\n{self.observe()}"
+        result = ToolResult(text=shown, images=self.images(), data={"applied": problem is None})
         if problem is not None:
             self.counts["no_effect"] += 1
             result.data["reason"] = problem

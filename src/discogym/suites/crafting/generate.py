@@ -374,6 +374,8 @@ def read_task_file(path: Path) -> list[Example]:
         rows = json.loads(text)
     except json.JSONDecodeError as error:
         raise UserError(f"{path}: not valid JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    except RecursionError:
+        raise UserError(f"{path}: nested too deeply to be a task file") from None
     if not isinstance(rows, list):
         raise UserError(f"{path}: a task file holds a JSON list of tasks, not {_json_kind(rows)}")
     examples: list[Example] = []

@@ -82,3 +82,17 @@ def system_prompt(actions: tuple[str, ...], *, images: bool = False) -> str:
         "Two worked examples (each [you answer] line is one whole message of yours):" + _worked_examples(actions),
     ]
     return "\n\n".join(parts)
+
+
+_TOOL_RULES = """Act by calling the tools, one call at a time. Slots are written as above, e.g. slot_from="[I2]".
+
+Rules:
+    - [0] is the output slot: you cannot move or smelt items into it.
+    - If nothing appears in [0], the items in the grid are not a recipe.
+    - Crafting is only complete once you move the result out of [0] to a free inventory slot, e.g.
+      move(slot_from="[0]", slot_to="[I6]", quantity=1)."""
+
+
+def tool_prompt(*, images: bool = False) -> str:
+    """Plancraft's introduction and rules for a model that acts through the tools (native tool calling, MCP)."""
+    return "\n\n".join([_INTRODUCTION + (_IMAGE_NOTE if images else ""), _TOOL_RULES])

@@ -111,6 +111,11 @@ class CraftingSuite(Suite):
     def tasks(self, split: str) -> list[Task]:
         return list(_load_tasks(split))
 
+    def task_count(self, split: str) -> int | None:
+        if split not in data.SPLITS:  # a generated task file
+            return super().task_count(split)
+        return data.split_size(split) if data.find_wheel() is not None else None  # never fetches the data
+
     def conditions(self) -> list[Condition]:
         return _conditions()
 
@@ -131,6 +136,11 @@ class CraftingSuite(Suite):
         from discogym.suites.crafting.report import crafting_tables
 
         return crafting_tables(episodes)
+
+    def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
+        from discogym.suites.crafting.plots import crafting_plots
+
+        return crafting_plots(episodes, out_dir)
 
 
 def score(episode: Episode) -> Score:

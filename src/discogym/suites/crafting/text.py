@@ -75,22 +75,47 @@ def _slot_number(text: str) -> int | None:
     return int(found.group(1)) + 9 if found else None
 
 
-def check_slot_action(action: str, source_text: str, target_text: str, quantity: int) -> tuple[int, int] | str:
-    """The slot indices of a move or smelt, or Plancraft's format error for it."""
-    source, target = _slot_number(source_text), _slot_number(target_text)
+_SOURCE_SLOTS = "[0] or [A1] to [C3] or [I1] to [I36]"
+_TARGET_SLOTS = "[A1] to [C3] or [I1] to [I36]"
+
+
+def _slot_problem(action: str, source: int | None, target: int | None, quantity: int) -> tuple[str, str] | None:
+    """What is wrong with a move or smelt, as (Plancraft's format error, the same for a tool call), or None."""
     if source is None or target is None:
-        return format_error(action, SLOTS_MESSAGE)
+        argument = "slot_from" if source is None else "slot_to"
+        accepted = _SOURCE_SLOTS if source is None else _TARGET_SLOTS
+        return SLOTS_MESSAGE, f"argument '{argument}' is not a slot: use {accepted}"
     if source == target:
-        return format_error(action, "[Source] and [Target] must be different")
+        return "[Source] and [Target] must be different", "arguments 'slot_from' and 'slot_to' are the same slot"
     if source > 45:
-        return format_error(action, "[Source] must be [0] or [A1] to [C3] or [I1] to [I36]")
+        return f"[Source] must be {_SOURCE_SLOTS}", f"argument 'slot_from' must be {_SOURCE_SLOTS}"
     if target == 0:
-        return format_error(action, f"You cannot {action} items into [0]")
+        return f"You cannot {action} items into [0]", "argument 'slot_to' cannot be [0], the output slot"
     if target > 45:
-        return format_error(action, "[Target] must be [A1] to [C3] or [I1] to [I36]")
+        return f"[Target] must be {_TARGET_SLOTS}", f"argument 'slot_to' must be {_TARGET_SLOTS}"
     if not 1 <= quantity <= 64:
-        return format_error(action, "quantity must be between 1 and 64")
-    return source, target
+        return "quantity must be between 1 and 64", "argument 'quantity' must be between 1 and 64"
+    return None
+
+
+def check_slot_action(
+    action: str, source_text: str, target_text: str, quantity: int, *, tool_call: bool = False
+) -> tuple[int, int] | str:
+    """The slot indices of a move or smelt, or what is wrong with it: Plancraft's format error (for its text
+    syntax), or with ``tool_call`` a message that names the tool's argument."""
+    source, target = _slot_number(source_text), _slot_number(target_text)
+    problem = _slot_problem(action, source, target, quantity)
+    if problem is None and source is not None and target is not None:
+        return source, target
+    assert problem is not None
+    text_message, tool_message = problem
+    return f"{action}: {tool_message}" if tool_call else format_error(action, text_message)
+
+
+def format_action(call: ToolCall) -> str:
+    """A move or smelt call in Plancraft's syntax (what :func:`parse_action` reads back)."""
+    args = call.args if isinstance(call.args, dict) else {}
+    return f"{call.tool}: from {args.get('slot_from')} to {args.get('slot_to')} with quantity {args.get('quantity')}"
 
 
 def parse_action(text: str, actions: tuple[str, ...]) -> ToolCall:
@@ -105,6 +130,9 @@ def parse_action(text: str, actions: tuple[str, ...]) -> ToolCall:
         if any(part is None for part in parts):
             return unreadable(format_error(name, "the action needs a [Source], a [Target] and a quantity"))
         source, target, quantity = (part.group(1) for part in parts if part is not None)
+        checked = check_slot_action(name, source, target, int(quantity))
+        if isinstance(checked, str):  # Plancraft's format error, answered as a step
+            return unreadable(checked)
         return ToolCall(tool=name, args={"slot_from": source, "slot_to": target, "quantity": int(quantity)})
     if name == "search":
         wanted = _SEARCH.search(rest)

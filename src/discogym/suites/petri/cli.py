@@ -5,8 +5,8 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from discogym.core.console import JsonOption, fail, print_json, stderr, stdout, user_errors
 from discogym.core.errors import UserError
@@ -98,7 +98,9 @@ def simulate(
         list[str] | None, typer.Option("--set", help="A parameter override PARAMETER=VALUE (repeatable).")
     ] = None,
     seeds: Annotated[int, typer.Option(min=1, max=1000, help="How many replicates (seeds).")] = 12,
-    first_seed: Annotated[int, typer.Option(min=0, help="The first seed; replicates use consecutive seeds.")] = 0,
+    first_seed: Annotated[
+        int, typer.Option(min=0, max=2**31 - 1, help="The first seed; replicates use consecutive seeds.")
+    ] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Run the control configuration (with overrides) for several seeds and print the metric vectors."""
@@ -167,10 +169,9 @@ def validate(
     else:
         table = Table("simulation", "check", "measured", "threshold", "result", "reference")
         for check in checks:
-            result = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
+            result = Text("pass", style="green") if check.passed else Text("FAIL", style="red")
             table.add_row(
-                check.simulation, escape(check.name), f"{check.measured:.4g}", escape(check.threshold), result,
-                escape(check.reference),
+                check.simulation, check.name, f"{check.measured:.4g}", check.threshold, result, check.reference
             )  # fmt: skip
         table.title = f"petri validation: {passed}/{len(checks)} checks pass"
         stdout.print(table)

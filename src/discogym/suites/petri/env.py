@@ -15,7 +15,8 @@ from pydantic import Field
 
 from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError, UserError
-from discogym.core.tools import Tool, ToolArgs, ToolResult, tool
+from discogym.core.human import tool_line
+from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.base import Simulation
 from discogym.suites.petri.stats import MetricComparison, compare
@@ -134,6 +135,11 @@ class PetriEnv(Env):
 
     def system_prompt(self) -> str | None:
         return SYSTEM_PROMPT
+
+    def example_action(self) -> str | None:
+        parameter = self.task.candidates[0]
+        doubled = {parameter: 2 * self.task.control[parameter] or 1.0}
+        return tool_line(ToolCall(tool="experiment", args={"config_a": {}, "config_b": doubled}))
 
     def tools(self) -> list[Tool]:
         return list(self._tools)

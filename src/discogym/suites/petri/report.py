@@ -1,5 +1,8 @@
 """petri's report tables: per agent and tier (with the range of per-pass means), paired comparisons between
-agents over tasks (Wilcoxon signed-rank, Holm across the family), the failure taxonomy, difficulty bands."""
+agents over tasks (Wilcoxon signed-rank, Holm across the family), the failure taxonomy, difficulty bands.
+
+Every table keeps agents apart by (agent, model, condition), so two models run into one folder get their own
+rows and can be compared."""
 
 from collections import defaultdict
 from itertools import combinations
@@ -9,7 +12,10 @@ import numpy as np
 
 from discogym.core.episode import Episode
 from discogym.core.report_tables import (
+    AGENT_KEY_COLUMNS,
+    AgentKey,
     ReportTable,
+    agent_key,
     component_mean,
     group_by,
     mean_score,
@@ -28,21 +34,29 @@ def _pass_range(members: list[Episode]) -> str:
     return f"{min(means):.1f}-{max(means):.1f}" if means else "-"
 
 
-def _tier_key(episode: Episode) -> tuple[str, str]:
-    return (episode.key.agent_label(), str(episode.task.params.get("tier")))
+def _tier_key(episode: Episode) -> tuple[str, str, str, str]:
+    return (*agent_key(episode), str(episode.task.params.get("tier")))
 
 
-def _all_tiers_key(episode: Episode) -> tuple[str, str]:
-    return (episode.key.agent_label(), "all")
+def _all_tiers_key(episode: Episode) -> tuple[str, str, str, str]:
+    return (*agent_key(episode), "all")
+
+
+def key_label(key: AgentKey) -> str:
+    """An (agent, model, condition) key as one cell: ``llm (openai/gpt-5, L1)``, or ``ofat (L1)`` without a
+    model."""
+    agent, model, condition = key
+    return f"{agent} ({condition})" if model == "-" else f"{agent} ({model}, {condition})"
 
 
 def tier_table(episodes: list[Episode]) -> ReportTable:
-    """Per agent and tier, then overall: mean score, per-pass range, solve rate, mean calls, behaviour flags."""
+    """Per (agent, model, condition) and tier, then overall: mean score, per-pass range, solve rate, mean calls,
+    behaviour flags."""
     scored = scored_episodes(episodes)
     groups = sorted(group_by(scored, _tier_key) + group_by(scored, _all_tiers_key), key=lambda group: group[0])
     rows = [
         [
-            agent,
+            *key,
             tier,
             len(members),
             mean_score(members),
@@ -51,11 +65,11 @@ def tier_table(episodes: list[Episode]) -> ReportTable:
             component_mean(members, "calls", missing=0.0),
             sum(any(dict(e.audit.get("flags") or {}).values()) for e in members),
         ]
-        for (agent, tier), members in groups
+        for (*key, tier), members in groups
     ]
     return ReportTable(
         title="petri: per agent and tier",
-        columns=["agent", "tier", "episodes", "mean score", "per-pass range", "solve rate", "mean calls",
+        columns=[*AGENT_KEY_COLUMNS, "tier", "episodes", "mean score", "per-pass range", "solve rate", "mean calls",
                  "behaviour flags"],
         rows=rows,
         notes=["per-pass range: lowest and highest mean over the episodes of one repeat"],
@@ -63,13 +77,13 @@ def tier_table(episodes: list[Episode]) -> ReportTable:
 
 
 def comparison_table(episodes: list[Episode]) -> ReportTable:
-    """Every pair of agents over the tasks both played: Wilcoxon signed-rank on per-task mean scores, two-sided,
-    Holm across the pairs."""
+    """Every pair of (agent, model, condition) over the tasks both played: Wilcoxon signed-rank on per-task mean
+    scores, two-sided, Holm across the pairs."""
     from scipy.stats import wilcoxon  # imported on first use: scipy.stats takes 0.6 s to import
 
-    per_task: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    per_task: dict[AgentKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for episode in scored_episodes(episodes):
-        per_task[episode.key.agent_label()][episode.key.task].append(float(episode.score.value or 0.0))
+        per_task[agent_key(episode)][episode.key.task].append(float(episode.score.value or 0.0))
     pairs = []
     for first, second in combinations(sorted(per_task), 2):
         shared = sorted(set(per_task[first]) & set(per_task[second]))
@@ -80,44 +94,47 @@ def comparison_table(episodes: list[Episode]) -> ReportTable:
         pairs.append((first, second, len(shared), float(differences.mean()) if shared else 0.0, p))
     adjusted = holm([p for *_, p in pairs]) if pairs else []
     rows = [
-        [first, second, count, difference, f"{p:.3g}", f"{p_holm:.3g}", p_holm < ALPHA]
+        [key_label(first), key_label(second), count, difference, f"{p:.3g}", f"{p_holm:.3g}", p_holm < ALPHA]
         for (first, second, count, difference, p), p_holm in zip(pairs, adjusted, strict=True)
     ]
     return ReportTable(
         title="petri: paired comparisons (Wilcoxon signed-rank over tasks, Holm across pairs)",
         columns=["agent A", "agent B", "tasks", "mean A - B", "p", "p (Holm)", "significant"],
         rows=rows,
+        notes=["A and B: agent (model, condition); each pair is compared over the tasks both played"],
     )
 
 
 def taxonomy_table(episodes: list[Episode]) -> ReportTable:
-    """Per agent: how many episodes show each failure and behavioural flag."""
+    """Per (agent, model, condition): how many episodes show each failure and behavioural flag."""
     names: list[str] = []
-    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    counts: dict[AgentKey, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for episode in scored_episodes(episodes):
         marks = {**dict(episode.audit.get("failures") or {}), **dict(episode.audit.get("flags") or {})}
         for name, value in marks.items():
             if name not in names:
                 names.append(name)
-            counts[episode.key.agent_label()][name] += bool(value)
-    rows = [[agent, *(counts[agent][name] for name in names)] for agent in sorted(counts)]
-    return ReportTable(title="petri: failure taxonomy (episodes per flag)", columns=["agent", *names], rows=rows)
+            counts[agent_key(episode)][name] += bool(value)
+    rows = [[*key, *(counts[key][name] for name in names)] for key in sorted(counts)]
+    return ReportTable(
+        title="petri: failure taxonomy (episodes per flag)", columns=[*AGENT_KEY_COLUMNS, *names], rows=rows
+    )
 
 
-def _band_key(episode: Episode) -> tuple[str, str]:
+def _band_key(episode: Episode) -> tuple[str, str, str, str]:
     difficulty = episode.task.ground_truth.get("difficulty")
-    return (episode.key.agent_label(), str(difficulty.get("band")) if isinstance(difficulty, dict) else "-")
+    return (*agent_key(episode), str(difficulty.get("band")) if isinstance(difficulty, dict) else "-")
 
 
 def difficulty_table(episodes: list[Episode]) -> ReportTable:
-    """Per agent and difficulty band: episodes, solve rate, mean score."""
+    """Per (agent, model, condition) and difficulty band: episodes, solve rate, mean score."""
     rows = [
-        [agent, band, len(members), success_rate(members), mean_score(members)]
-        for (agent, band), members in group_by(scored_episodes(episodes), _band_key)
+        [*key, band, len(members), success_rate(members), mean_score(members)]
+        for (*key, band), members in group_by(scored_episodes(episodes), _band_key)
     ]
     return ReportTable(
         title="petri: difficulty band against outcome",
-        columns=["agent", "band", "episodes", "solve rate", "mean score"],
+        columns=[*AGENT_KEY_COLUMNS, "band", "episodes", "solve rate", "mean score"],
         rows=rows,
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
+from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, with_options
 from discogym.core.errors import UserError
 from discogym.core.seeding import derive_seed
 from discogym.core.tools import ToolCall
@@ -143,7 +143,7 @@ class RandomGuess(Agent):
         return AgentDecision(call=ToolCall(tool="submit", args=answer))
 
 
-def make_ofat_rand(options: AgentOptions) -> Agent:
+def _make_ofat_rand(options: AgentOptions) -> Agent:
     """``ofat-rand`` with ``--agent-opt salt=N`` (default 0) choosing the value draws."""
     raw = options.options.get("salt", "0")
     try:
@@ -151,6 +151,9 @@ def make_ofat_rand(options: AgentOptions) -> Agent:
     except ValueError:
         raise UserError(f"agent 'ofat-rand': --agent-opt salt takes a whole number, got {raw!r}") from None
     return _Sweep(values="random", salt=salt)
+
+
+make_ofat_rand = with_options(_make_ofat_rand, "salt")
 
 
 def make_ofat(options: AgentOptions) -> Agent:

@@ -1,5 +1,7 @@
 """The petri suite: the frozen mystery worlds as tasks, the blind harness as environment, the paper's scoring."""
 
+from pathlib import Path
+
 from discogym.core.agent import AgentFactory
 from discogym.core.env import Env
 from discogym.core.episode import Episode, Score
@@ -89,6 +91,11 @@ class PetriSuite(Suite):
 
     def report(self, episodes: list[Episode]) -> list[ReportTable]:
         return petri_tables(episodes)
+
+    def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
+        from discogym.suites.petri.plots import petri_plots
+
+        return petri_plots(episodes, out_dir)
 
 
 suite = PetriSuite()

@@ -190,7 +190,7 @@ class RedstoneEnv(Env):
         text = (
             f"trial {self.trials} of {TRIAL_BUDGET}: pressed the button at {format_pos(button)} at tick {pressed_at}; "
             f"the world ran to tick {self.sim.time} with {changes} block-state changes "
-            f"(get_event_stream since={pressed_at} lists them)"
+            f"(get_event_stream since={pressed_at} lists them; typed: events {pressed_at})"
         )
         return ToolResult(text=text, data={"trial": self.trials, "pressed_at": pressed_at, "changes": changes})
 
@@ -201,7 +201,8 @@ class RedstoneEnv(Env):
         shown = events[:EVENT_LIMIT]
         lines = [_event_line(change) for change in shown]
         if len(events) > len(shown):
-            lines.append(f"... {len(events) - len(shown)} more; ask again with since={shown[-1].tick + 1}")
+            since = shown[-1].tick + 1
+            lines.append(f"... {len(events) - len(shown)} more; ask again with since={since} (typed: events {since})")
         header = f"{len(events)} changes since tick {args.since} (now tick {self.sim.time})"
         return ToolResult(text="\n".join([header, *lines]), data={"events": len(events)})
 
@@ -218,6 +219,12 @@ class RedstoneEnv(Env):
 
     def parse_text_action(self, text: str) -> ToolCall:
         return parse_action(text)
+
+    def example_action(self) -> str | None:
+        x, y, z = self.region.anchor
+        lamp = "minecraft:redstone_lamp"
+        block = lamp if lamp in self.spec.allowed_blocks else self.spec.allowed_blocks[0]
+        return f"place {x} {y} {z} {block.removeprefix('minecraft:')}"
 
     # Parsing and running
 

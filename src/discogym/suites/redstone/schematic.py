@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import AIR, PROPERTIES, Block, Pos, game_id, make_block, palette_id
-from discogym.suites.redstone.world import World, format_pos
+from discogym.suites.redstone.world import MAX_COORD, World, check_extent, format_pos
 
 DATA_VERSION: Final = 3953  # Minecraft Java Edition 1.21
 SPONGE_VERSION: Final = 3
@@ -62,6 +62,8 @@ REGION_NAME: Final = "discogym"
 ORIGIN_KEY: Final = "DiscogymOrigin"  # Litematica metadata: the world position of the schematic's (0, 0, 0)
 MAX_SIDE: Final = 0xFFFF  # Sponge sizes are unsigned shorts
 POSITIONS_SHOWN: Final = 5
+MAX_CELLS: Final = 2**22  # cells (air included) a schematic may declare: 4,194,304, e.g. 256 x 64 x 256
+MAX_NBT_BYTES: Final = 64 * 2**20  # a schematic's size once decompressed
 
 _STATE = re.compile(r"(?:([a-z0-9_.-]+):)?([a-z0-9_./-]+)(?:\[([^\]]*)\])?")
 
@@ -277,14 +279,35 @@ def _gzip_nbt(root: Any) -> bytes:
 def _parse_nbt(data: bytes, source: str) -> Any:
     nbt = _require("nbtlib")
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as err:
-            raise UserError(f"{source}: the gzip data is damaged ({err})") from None
+        data = _gunzip(data, source)
     try:
         return nbt.File.parse(io.BytesIO(data))
     except Exception as err:  # nbtlib raises struct, Unicode and its own errors on bad data
         raise UserError(f"{source} is not an NBT file ({type(err).__name__}: {err})") from None
+
+
+def _gunzip(data: bytes, source: str) -> bytes:
+    """``data`` decompressed; a UserError if it is damaged or larger than :data:`MAX_NBT_BYTES`."""
+    inflater = zlib.decompressobj(wbits=31)  # gzip framing
+    try:
+        out = inflater.decompress(data, MAX_NBT_BYTES + 1)
+    except zlib.error as err:
+        raise UserError(f"{source}: the gzip data is damaged ({err})") from None
+    if len(out) > MAX_NBT_BYTES:
+        raise UserError(f"{source} decompresses to more than {MAX_NBT_BYTES // 2**20} MiB; too large a schematic")
+    if not inflater.eof:
+        raise UserError(f"{source}: the gzip data is damaged (it ends early)")
+    return out
+
+
+def _check_cells(size: tuple[int, int, int], source: str) -> None:
+    """A UserError if a declared box is larger than :data:`MAX_CELLS`, before anything that size is made."""
+    cells = abs(size[0] * size[1] * size[2])
+    if cells > MAX_CELLS:
+        raise UserError(
+            f"{source} declares a {'x'.join(str(abs(n)) for n in size)} box ({cells:,} cells); "
+            f"a schematic may hold at most {MAX_CELLS:,}"
+        )
 
 
 def _int(tag: Any, source: str, name: str) -> int:
@@ -299,6 +322,8 @@ def _vector(tag: Any, source: str, name: str) -> Pos:
         x, y, z = (int(v) for v in tag)
     except (TypeError, ValueError):
         raise UserError(f"{source}: {name} must hold three integers") from None
+    if max(abs(x), abs(y), abs(z)) > MAX_COORD:
+        raise UserError(f"{source}: {name} {x},{y},{z} is outside the world (at most {MAX_COORD:,} from 0)")
     return (x, y, z)
 
 
@@ -317,6 +342,7 @@ def _world_from_sponge(root: Any, source: str) -> World:
         width, height, length = (_int(body[key], source, key) & 0xFFFF for key in ("Width", "Height", "Length"))
     except KeyError as err:
         raise UserError(f"{source}: the schematic has no {err.args[0]}") from None
+    _check_cells((width, height, length), source)
     offset = _vector(body["Offset"], source, "Offset") if "Offset" in body else (0, 0, 0)
     if version == 3:
         origin = (0, 0, 0)
@@ -363,6 +389,12 @@ def _world_from_litematic(root: Any, source: str) -> World:
     litemapy = _require("litemapy")
     if "Regions" not in root or "Metadata" not in root:
         raise UserError(f"{source} is not a Litematica schematic (no Regions or Metadata)")
+    regions = root["Regions"] if isinstance(root["Regions"], dict) else {}
+    for name, region in regions.items():
+        size = region.get("Size") if isinstance(region, dict) else None
+        if isinstance(size, dict):  # litemapy reports a missing or malformed size itself
+            x, y, z = (_int(size.get(axis, 0), source, f"region {name} Size") for axis in "xyz")
+            _check_cells((x, y, z), source)
     try:
         schematic = litemapy.Schematic.from_nbt(root)
     except Exception as err:  # litemapy raises KeyError, ValueError and its own errors on bad files
@@ -404,6 +436,7 @@ def _build_world(cells: Iterable[tuple[Pos, str]], source: str) -> World:
         block = known[state]
         if block is not None:  # air leaves the position as it is (Litematica regions may overlap)
             blocks[pos] = block
+    check_extent(blocks, source)
     if where:
         entries = []
         for state, positions in sorted(where.items()):

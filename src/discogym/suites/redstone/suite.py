@@ -98,6 +98,11 @@ class RedstoneSuite(Suite):
 
         return redstone_tables(episodes)
 
+    def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
+        from discogym.suites.redstone.plots import redstone_plots
+
+        return redstone_plots(episodes, out_dir)
+
 
 def score(episode: Episode) -> Score:
     """Success: the device was submitted and passes the checker, both recomputed from the log (the device rebuilt

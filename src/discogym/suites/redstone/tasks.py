@@ -394,6 +394,8 @@ def parse_task(text: str, source: str = "task") -> TaskSpec:
         document = yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise UserError(f"{source} is not valid YAML: {err}") from None
+    except RecursionError:
+        raise UserError(f"{source} is nested too deeply to be a task file") from None
     if not isinstance(document, dict):
         raise UserError(f"{source}: a task file is a YAML mapping (task_id, family, contract, ...)")
     try:
@@ -408,6 +410,8 @@ def read_task(path: Path) -> TaskSpec:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise UserError(f"cannot read task file {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise UserError(f"task file {path} is not UTF-8 text (byte {err.start}): give a .yaml task file") from None
     return parse_task(text, path.name)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import LAMP, WIRE, Block, Pos, parse_block
@@ -265,7 +266,7 @@ def taxonomy_table(results: list[CaseResult] | None = None) -> Table:
             item.failure_mode,
             item.capacity_gap,
             f"{item.paper_lit}/{item.paper_total}",
-            simulated if result.agrees else f"[red]{simulated}[/red]",
+            simulated if result.agrees else Text(simulated, style="red"),
             str(result.wires),
         )
     return table

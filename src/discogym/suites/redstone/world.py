@@ -6,7 +6,7 @@ an object with such a list under ``blocks``.
 """
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,10 @@ from discogym.suites.redstone.blocks import (
 )
 
 NEEDS_FLOOR = frozenset({WIRE, REPEATER, TORCH})
+# Limits on what a file may hold, so that a few bytes cannot ask for unbounded memory or time (docs/redstone.md):
+MAX_COORD = 30_000_000  # |x|, |y|, |z|: Minecraft's world border
+MAX_SIDE = 256  # blocks along each axis of a world's occupied box (the lab's devices span 21)
+MAX_VOLUME = 2**21  # cells in that box (2,097,152, e.g. 256 x 32 x 256)
 
 
 def support_of(pos: Pos, block: Block) -> Pos | None:
@@ -138,7 +142,23 @@ def parse_pos(text: str) -> Pos:
         x, y, z = (int(p) for p in parts)
     except ValueError:
         raise UserError(f"position {text!r} must be three integers X,Y,Z") from None
+    if max(abs(x), abs(y), abs(z)) > MAX_COORD:
+        raise UserError(f"position {text!r} is outside the world (coordinates are at most {MAX_COORD:,} from 0)")
     return (x, y, z)
+
+
+def check_extent(positions: Collection[Pos], source: str) -> None:
+    """A UserError if the box around ``positions`` has a side over :data:`MAX_SIDE` or more than
+    :data:`MAX_VOLUME` cells (views and schematics are as large as that box)."""
+    if not positions:
+        return
+    xs, ys, zs = zip(*positions, strict=True)
+    size = (max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, max(zs) - min(zs) + 1)
+    if max(size) > MAX_SIDE or size[0] * size[1] * size[2] > MAX_VOLUME:
+        raise UserError(
+            f"{source}: the blocks span {size[0]}x{size[1]}x{size[2]}; a world spans at most {MAX_SIDE} blocks "
+            f"along each axis and {MAX_VOLUME:,} cells in all"
+        )
 
 
 def _entries_from_lines(text: str, source: str) -> Iterator[tuple[Pos, Block]]:
@@ -184,6 +204,10 @@ def read_blocks(path: Path) -> dict[Pos, Block]:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise UserError(f"cannot read world {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise UserError(
+            f"world {path} is not UTF-8 text (byte {err.start}): give a .txt, .json or .yaml file"
+        ) from None
     return parse_blocks(text, path.name, path.suffix.lower())
 
 
@@ -200,6 +224,8 @@ def parse_blocks(text: str, source: str = "world", suffix: str = ".txt") -> dict
             document = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
         except (json.JSONDecodeError, yaml.YAMLError) as err:
             raise UserError(f"{source} is not valid {suffix[1:].upper()}: {err}") from None
+        except RecursionError:
+            raise UserError(f"{source} is nested too deeply to be a world") from None
         entries = _entries_from_data(document, source)
     else:
         entries = _entries_from_lines(text, source)
@@ -208,4 +234,5 @@ def parse_blocks(text: str, source: str = "world", suffix: str = ".txt") -> dict
         if pos in blocks:
             raise UserError(f"{source}: two blocks at {format_pos(pos)}")
         blocks[pos] = block
+    check_extent(blocks, source)
     return blocks

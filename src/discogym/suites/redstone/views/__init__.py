@@ -34,7 +34,7 @@ is the public surface.
 """
 
 from discogym.suites.redstone.blocks import prop
-from discogym.suites.redstone.views.iso import iso_pixel, iso_png, iso_size
+from discogym.suites.redstone.views.iso import iso_pixel, iso_png, iso_size, readable_scale
 from discogym.suites.redstone.views.paint import (
     BACKGROUND,
     BUTTON_PRESSED,
@@ -85,6 +85,7 @@ __all__ = [
     "layers_layout",
     "layers_png",
     "prop",
+    "readable_scale",
     "text_layers",
     "top_down_cell",
     "top_down_png",

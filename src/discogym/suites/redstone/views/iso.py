@@ -46,6 +46,8 @@ from discogym.suites.redstone.world import World
 
 EAST_SHADE, SOUTH_SHADE = 0.8, 0.62  # brightness of the faces turned east and south (the top is 1)
 GLASS_ALPHA = 110
+SMALLEST_SCALE = 16  # the default pixels per block (half a top face's width)
+MIN_WIDTH = 400  # the default picture's least width in pixels
 Box = tuple[tuple[float, float, float], tuple[float, float, float]]
 
 
@@ -66,15 +68,24 @@ class _Iso:
         return self.origin[0] + (x - z) * self.scale, self.origin[1] + (x + z) * self.scale / 2 - y * self.scale
 
 
-def iso_size(world: World, scale: int = 16) -> tuple[int, int]:
+def readable_scale(world: World) -> int:
+    """The default scale of the pictures: :data:`SMALLEST_SCALE`, raised for a small world until its picture is
+    :data:`MIN_WIDTH` pixels wide (with the world's extent X and Z, ``ceil(MIN_WIDTH / (X + Z + 2))``), so that a
+    few blocks are not a thumbnail; a large world keeps the smallest scale."""
+    (x0, _, z0), (x1, _, z1) = world.bounds()
+    return max(SMALLEST_SCALE, ceil(MIN_WIDTH / (x1 - x0 + 1 + z1 - z0 + 1 + 2)))
+
+
+def iso_size(world: World, scale: int | None = None) -> tuple[int, int]:
     """The (width, height) of :func:`iso_png`'s picture: with the world's extent X, Y, Z in blocks,
-    ``((X + Z) * scale + 2 * scale, ceil((X + Z) * scale / 2) + Y * scale + 2 * scale)``."""
-    return _Iso(world, scale).size()
+    ``((X + Z) * scale + 2 * scale, ceil((X + Z) * scale / 2) + Y * scale + 2 * scale)``; ``scale`` defaults to
+    :func:`readable_scale`."""
+    return _Iso(world, readable_scale(world) if scale is None else scale).size()
 
 
-def iso_pixel(world: World, point: tuple[float, float, float], scale: int = 16) -> tuple[int, int]:
+def iso_pixel(world: World, point: tuple[float, float, float], scale: int | None = None) -> tuple[int, int]:
     """The pixel of :func:`iso_png`'s picture where a world point (block corners at whole numbers) lands."""
-    x, y = _Iso(world, scale).point(*point)
+    x, y = _Iso(world, readable_scale(world) if scale is None else scale).point(*point)
     return int(x), int(y)
 
 
@@ -160,12 +171,14 @@ def _iso_block(paint: _IsoPainter, block: Block) -> None:
         paint.box(((0.2, 0.2, 0.2), (0.8, 0.8, 0.8)), UNKNOWN)
 
 
-def iso_png(world: World, scale: int = 16) -> bytes:
+def iso_png(world: World, scale: int | None = None) -> bytes:
     """An isometric PNG of the whole world, seen from above its south-east corner (x runs down-right, z
-    down-left); a block's top face is ``2 * scale`` pixels wide. Blocks are painted back to front (by
+    down-left); a block's top face is ``2 * scale`` pixels wide (by default :func:`readable_scale`: 16, or
+    more for a small world, so that its picture is at least 400 pixels wide). Blocks are painted back to front (by
     x + y + z, which is exact for blocks of a grid seen along (1, 1, 1)): full cubes for stone, glass
     (see-through) and lamps, flat shapes for dust and repeaters, small pillars for torches, small boxes
     for buttons. See :func:`iso_size` and :func:`iso_pixel` for the layout."""
+    scale = readable_scale(world) if scale is None else scale
     check_scale(scale, 4)
     iso = _Iso(world, scale)
     picture = Image.new("RGB", iso.size(), BACKGROUND)
