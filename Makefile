@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 # numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
 OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench lock clean
+.PHONY: install run test lint bench lock clean agents-cli test-agents-cli
 
 # constraints.txt pins every package to the tested version, so a fresh install is the tested one.
 $(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
@@ -43,6 +43,25 @@ bench: install
 	$(BIN)/python benchmarks/redstone_suite.py
 	$(BIN)/python benchmarks/autumn_interpreter.py
 	$(BIN)/python benchmarks/startup.py
+
+# The agent CLIs (Claude Code, Codex) at pinned versions, in a git-ignored project folder (~780 MB; needs npm).
+# discogym finds them in $(AGENTS_CLI)/node_modules/.bin first, then on PATH.
+AGENTS_CLI := .agents-cli
+CLAUDE_CODE_VERSION := 2.1.331
+CODEX_VERSION := 0.169.0
+
+$(AGENTS_CLI)/installed: Makefile
+	npm install --prefix $(AGENTS_CLI) --no-audit --no-fund --save-exact \
+	  @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @openai/codex@$(CODEX_VERSION)
+	$(AGENTS_CLI)/node_modules/.bin/claude --version
+	$(AGENTS_CLI)/node_modules/.bin/codex --version
+	touch $@
+
+agents-cli: $(AGENTS_CLI)/installed
+
+# Install the agent CLIs, then run only the tests that drive them (offline, against fake endpoints).
+test-agents-cli: agents-cli install
+	$(BIN)/pytest -q tests/agent_clis
 
 # Re-pin constraints.txt to what a fresh install of pyproject.toml's dependencies resolves to today.
 lock:

@@ -2,21 +2,31 @@
 
 import asyncio
 import base64
+import contextlib
+import http.client
+import signal
 import socket
 import subprocess
+import threading
 import time
+import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from discogym.core import AgentOptions
 from discogym.core.runner import plan_episode
 from discogym.core.storage import RunDir
-from discogym.interfaces.mcp.server import build_server
+from discogym.core.tools import ToolImage
+from discogym.interfaces.mcp.server import MAX_REQUEST_BYTES, build_server
 from tests.conftest import REPO, cli_environment, discogym_command
+from tests.core import toy_suite
 from tests.core.closing_suite import EVENTS, opened_and_closed
 from tests.core.closing_suite import suite as closing
 from tests.core.toy_suite import PICTURE, suite
@@ -124,7 +134,7 @@ def test_mistakes_come_back_as_tool_errors_with_a_clear_message(tmp_path, mode):
     assert len(episode.events) == 3 and not any(event.result.ok for event in episode.events)
 
 
-def test_replays_get_new_repeats_a_new_start_ends_the_old_episode_and_a_disconnect_abandons_one(tmp_path):
+def test_replays_get_new_repeats_a_new_start_ends_the_old_episode_and_a_disconnect_writes_one_abandoned(tmp_path):
     server = build_server(suite, tmp_path, split="tiny")
 
     async def play() -> None:
@@ -139,16 +149,25 @@ def test_replays_get_new_repeats_a_new_start_ends_the_old_episode_and_a_disconne
             image = pictured.content[1]
             assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
             assert base64.b64decode(image.data) == PICTURE
-        async with client_for(server) as client:  # a new connection: the unfinished episode was abandoned
+        async with client_for(server) as client:  # a new connection: it leaves without ending the episode
             await client.call_tool("start_task", {"task_id": "tiny-01"})
             await client.call_tool("probe", {"n": 4})
 
     asyncio.run(play())
-    played = {(e.key.condition, e.key.repeat): e for e in episodes(tmp_path)}
-    assert sorted(played) == [("plain", 0), ("plain", 1)]
-    assert played[("plain", 0)].score.value == 1.0
-    assert played[("plain", 1)].outcome.agent_message == "the client started another task"
-    assert played[("plain", 0)].provenance.env_seed != played[("plain", 1)].provenance.env_seed
+    played = {(e.key.task, e.key.condition, e.key.repeat): e for e in episodes(tmp_path)}
+    assert sorted(played) == [
+        ("tiny-00", "pictures", 0),
+        ("tiny-00", "plain", 0),
+        ("tiny-00", "plain", 1),
+        ("tiny-01", "plain", 0),
+    ]
+    left = [played[("tiny-00", "pictures", 0)], played[("tiny-01", "plain", 0)]]
+    assert all(e.outcome.termination == "abandoned" and len(e.events) == 1 for e in left)
+    assert left[0].outcome.agent_message == "the client went away without ending the episode"
+    replays = {(c, r): e for (t, c, r), e in played.items() if (t, c) == ("tiny-00", "plain")}
+    assert replays[("plain", 0)].score.value == 1.0
+    assert replays[("plain", 1)].outcome.agent_message == "the client started another task"
+    assert replays[("plain", 0)].provenance.env_seed != replays[("plain", 1)].provenance.env_seed
 
 
 def test_over_stdio_a_client_plays_an_episode_through_the_cli(tmp_path):
@@ -173,27 +192,16 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_over_http_each_session_plays_its_own_episode(tmp_path):
+@contextlib.contextmanager
+def http_server(out: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`discogym mcp toy --transport http` on a free port, ready to answer; yields its URL and process."""
     port = _free_port()
-    server = subprocess.Popen(
-        discogym_command(
-            "mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny", "--out", str(tmp_path)
-        ),
-        env=cli_environment(),
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    command = discogym_command(
+        "mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny", "--out", str(out), *options
     )
-    url = f"http://127.0.0.1:{port}/mcp"
-
-    async def play() -> None:
-        async with client_for(url, "legacy", "alice") as alice, client_for(url, "legacy", "bob") as bob:
-            await alice.call_tool("start_task", {"task_id": "tiny-00"})
-            await bob.call_tool("start_task", {"task_id": "tiny-01"})
-            await bisect(alice)
-            await bisect(bob)
-
+    server = subprocess.Popen(
+        command, env=cli_environment(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -203,14 +211,140 @@ def test_over_http_each_session_plays_its_own_episode(tmp_path):
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, server.communicate()
                 time.sleep(0.1)
-        asyncio.run(play())
+        yield f"http://127.0.0.1:{port}/mcp", server
     finally:
         server.terminate()
-        _, stderr = server.communicate(timeout=30)
-    assert f"serving toy on {url}" in stderr
+        server.communicate(timeout=30)
+
+
+def post_headers_only(url: str, content_length: int) -> int:
+    """The HTTP status answering a POST that announces a body of ``content_length`` bytes and sends none."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
+    try:
+        connection.putrequest("POST", parts.path)
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Accept", "application/json, text/event-stream")
+        connection.putheader("Content-Length", str(content_length))
+        connection.endheaders()
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def wait_for_episodes(out: Path, count: int) -> list[Any]:
+    deadline = time.monotonic() + 30
+    found: list[Any] = []
+    while len(found := episodes(out)) < count:
+        assert time.monotonic() < deadline, f"{len(found)} episodes written, {count} expected"
+        time.sleep(0.1)
+    return found
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_over_http_each_session_of_either_protocol_era_plays_its_own_episode(tmp_path, mode):
+    async def play(url: str) -> None:
+        async with client_for(url, mode, "alice") as alice, client_for(url, mode, "bob") as bob:
+            await alice.call_tool("start_task", {"task_id": "tiny-00"})
+            await bob.call_tool("start_task", {"task_id": "tiny-01"})
+            await asyncio.gather(bisect(alice), bisect(bob))
+
+    with http_server(tmp_path) as (url, _):
+        asyncio.run(play(url))
     played = {e.key.agent_options["client"]: e for e in episodes(tmp_path)}
     assert {name: e.key.task for name, e in played.items()} == {"alice": "tiny-00", "bob": "tiny-01"}
     assert all(e.score.value == 1.0 for e in played.values())
+
+
+def test_over_http_sessionless_requests_are_refused_clearly_and_bodies_over_the_bound_too(tmp_path):
+    async def sessionless(url: str) -> MCPError:
+        async with client_for(url, "2026-07-28") as client:  # no handshake, no session: nothing to tell apart
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("list_tasks", {})
+        return refused.value
+
+    with http_server(tmp_path) as (url, server):
+        refused = asyncio.run(sessionless(url))
+        big = post_headers_only(url, content_length=MAX_REQUEST_BYTES + 1)  # refused before the body is read
+        assert server.poll() is None
+    assert refused.error.code == types.UNSUPPORTED_PROTOCOL_VERSION
+    assert "gives each client its own episode through an HTTP session" in refused.error.message
+    assert big == 413
+
+
+def test_over_http_an_episode_is_written_as_abandoned_when_its_client_disconnects_or_goes_silent(tmp_path):
+    async def leave(url: str, name: str, *, delete: bool) -> None:
+        transport = streamable_http_client(url, terminate_on_close=delete)
+        async with Client(transport, mode="legacy", client_info=types.Implementation(name=name, version="1")) as c:
+            await c.call_tool("start_task", {"task_id": "tiny-00"})
+            await c.call_tool("probe", {"n": 4})
+
+    with http_server(tmp_path, "--idle-timeout", "1") as (url, _):
+        asyncio.run(leave(url, "deleter", delete=True))  # the session's DELETE frees it
+        asyncio.run(leave(url, "vanisher", delete=False))  # freed by the idle timeout
+        written = wait_for_episodes(tmp_path, 2)
+    assert sorted(e.key.agent_options["client"] for e in written) == ["deleter", "vanisher"]
+    assert all(e.outcome.termination == "abandoned" and len(e.events) == 1 for e in written)
+
+
+def test_ctrl_c_writes_the_running_episodes_as_abandoned_and_says_so(tmp_path):
+    async def start(url: str) -> None:
+        transport = streamable_http_client(url, terminate_on_close=False)
+        async with Client(transport, mode="legacy", client_info=types.Implementation(name="left", version="1")) as c:
+            await c.call_tool("start_task", {"task_id": "tiny-00"})
+            await c.call_tool("probe", {"n": 4})
+
+    with http_server(tmp_path) as (url, server):
+        asyncio.run(start(url))
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=30)
+    assert server.returncode == 130
+    assert (
+        stderr.strip().splitlines()[-1]
+        == f"error: interrupted; episodes still running were written to {tmp_path} as abandoned"
+    )
+    (written,) = episodes(tmp_path)
+    assert written.outcome.termination == "abandoned" and len(written.events) == 1
+
+
+def test_a_slow_call_in_one_session_does_not_hold_up_another_sessions_requests(tmp_path, monkeypatch):
+    release = threading.Event()
+    monkeypatch.setattr(toy_suite.DigitEnv, "_pause", lambda env: release.wait(timeout=30))
+    server = build_server(suite, tmp_path, split="tiny")
+
+    async def play() -> bool:
+        async with client_for(server, "legacy", "slow") as slow, client_for(server, "legacy", "quick") as quick:
+            await slow.call_tool("start_task", {"task_id": "tiny-00"})
+            probing = asyncio.ensure_future(slow.call_tool("probe", {"n": 4}))  # waits for `release`
+            await quick.call_tool("list_tasks", {})
+            await quick.call_tool("start_task", {"task_id": "tiny-01", "condition": "plain"})
+            answered_while_slow_ran = not probing.done()
+            release.set()
+            assert not (await probing).is_error
+            return answered_while_slow_ran
+
+    assert asyncio.run(play())
+
+
+def test_results_with_structured_content_repeat_their_text_in_it_and_drop_it_when_they_carry_images(
+    tmp_path, monkeypatch
+):
+    server = build_server(suite, tmp_path, split="tiny")
+
+    async def play() -> tuple[types.CallToolResult, ...]:
+        async with client_for(server) as client:
+            listing = await client.call_tool("list_tasks", {})
+            plain = await client.call_tool("start_task", {"task_id": "tiny-00"})
+            huge = await client.call_tool("probe", {"n": 4, "pad": "x" * MAX_REQUEST_BYTES})
+            monkeypatch.setattr(toy_suite.DigitEnv, "brief_images", lambda env: [ToolImage.from_bytes(PICTURE)])
+            pictured = await client.call_tool("start_task", {"task_id": "tiny-01"})
+            return listing, plain, huge, pictured
+
+    listing, plain, huge, pictured = asyncio.run(play())
+    assert listing.structured_content["text"] == text(listing)  # for a client that shows only structured content
+    assert plain.structured_content["text"] == text(plain) and plain.structured_content["task"] == "tiny-00"
+    assert pictured.structured_content is None and isinstance(pictured.content[1], types.ImageContent)
+    assert huge.is_error and text(huge).endswith(f"more than the {MAX_REQUEST_BYTES} this server accepts: send less")
 
 
 def test_mcp_command_mistakes_are_one_line(run_cli):
@@ -237,7 +371,7 @@ def test_every_environment_a_client_used_is_closed_when_its_episode_ends_or_the_
     asyncio.run(play())
     opened, closed = opened_and_closed()
     assert len(opened) == 3 and sorted(closed) == sorted(opened)
-    assert [e.key.task for e in episodes(tmp_path)] == ["tiny-00"]
+    assert sorted(e.key.task for e in episodes(tmp_path)) == ["tiny-00", "tiny-01"]  # the second: abandoned
     EVENTS.clear()
 
 

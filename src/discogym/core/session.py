@@ -23,6 +23,8 @@ from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 UNKNOWN_CLIENT = "unknown"
 STARTED_ANOTHER = "the client started another task"
+ABANDONED = "abandoned"  # the termination of an episode whose client went away without ending it
+CLIENT_LEFT = "the client went away without ending the episode"
 
 
 class ClientMistake(Exception):
@@ -229,6 +231,19 @@ class Session:
         """End the running episode at the client's wish (``agent_stopped``), write it, return its file name."""
         self._running().stop(AGENT_STOPPED, message or None)
         return self._write()
+
+    def leave(self) -> str | None:
+        """The client went away: end the running episode as ``abandoned`` and write it (scored from its log,
+        like a person's game left by end of input); return its file name, or None when nothing was running
+        or an infrastructure fault kept it from being written."""
+        if not self.playing:
+            self.abandon()  # an episode already over is written; this only drops a stale reference
+            return None
+        self._running().stop(ABANDONED, CLIENT_LEFT)
+        try:
+            return self._write()
+        except ClientMistake:  # an infrastructure fault while writing: abandoned unwritten, nothing to tell
+            return None
 
     def abandon(self) -> None:
         """Drop the running episode unwritten (the client went away; like an episode cut by Ctrl-C in a run),

@@ -492,6 +492,10 @@ def mcp_command(
     out: Annotated[
         Path | None, typer.Option(parser=out_folder, help="Run directory for the episodes (default: runs/mcp/SUITE).")
     ] = None,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(min=1, help="Seconds an HTTP session may stay silent before it is freed (episode: abandoned)."),
+    ] = 600.0,
 ) -> None:
     """Serve a suite's tasks and tools to MCP clients; every episode they play is written like a run's."""
     from discogym.core.suite import get_suite
@@ -514,9 +518,9 @@ def mcp_command(
         if listener is None:
             serve_stdio(server)
         else:
-            serve_http(server, host, listener)
+            serve_http(server, host, listener, idle_timeout=idle_timeout)
     except KeyboardInterrupt:
-        fail("interrupted; episodes still running were not recorded", EXIT_INTERRUPTED)
+        fail(f"interrupted; episodes still running were written to {out} as abandoned", EXIT_INTERRUPTED)
 
 
 @app.command()

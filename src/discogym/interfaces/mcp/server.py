@@ -9,20 +9,28 @@ tools come with JSON schemas of their own (from their pydantic argument models),
 derives every schema from a Python function's signature.
 
 The episodes themselves are :mod:`discogym.core.session`'s; this module only maps them onto the protocol.
+Environment work runs in worker threads, one call at a time per session, so one session's slow call never
+holds up another's requests.
 """
 
 import errno
+import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
@@ -41,6 +49,13 @@ from discogym.core.tools import (
 
 SESSION_HEADER = "mcp-session-id"
 MCP_AGENT = "mcp"  # the agent name of every episode played through the server
+MAX_REQUEST_BYTES = 1 << 20  # an HTTP request body, or a tool call's arguments, larger than this is refused
+DEFAULT_IDLE_TIMEOUT = 600.0  # seconds an HTTP session may stay silent before it is freed
+NEEDS_SESSION = (
+    "this server gives each client its own episode through an HTTP session: connect with the initialize "
+    "handshake (protocol 2025-11-25 or earlier; 'auto' clients fall back to it by themselves)"
+)
+T = TypeVar("T")
 
 
 class ListTasksArgs(ToolArgs):
@@ -89,12 +104,16 @@ def _mcp_tool(spec: ToolSpec) -> types.Tool:
     return types.Tool(name=spec.name, description=spec.description, input_schema=spec.parameters)
 
 
-def _text_result(text: str, *, error: bool = False, structured: BaseModel | None = None) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        is_error=error,
-        structured_content=None if structured is None else structured.model_dump(mode="json"),
-    )
+def _text_result(
+    text: str, *, error: bool = False, structured: BaseModel | None = None, images: list[ToolImage] | None = None
+) -> types.CallToolResult:
+    """A result whose text every client shows. Some clients (Codex) show only the structured content when
+    there is any, so it repeats the text under ``text``, and is left out when the result carries images."""
+    content: list[Any] = [types.TextContent(text=text), *_images(images or [])]
+    if structured is None or images:
+        return types.CallToolResult(content=content, is_error=error)
+    fields = {"text": text, **structured.model_dump(mode="json")}
+    return types.CallToolResult(content=content, is_error=error, structured_content=fields)
 
 
 def _images(images: list[ToolImage]) -> list[types.ImageContent]:
@@ -107,28 +126,72 @@ def _tool_result(result: ToolResult) -> types.CallToolResult:
     return types.CallToolResult(content=content, is_error=not result.ok)
 
 
+@dataclass
+class _Slot:
+    """A client's session and the lock that keeps its calls in order (they run in worker threads)."""
+
+    session: Session
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Run ``work`` (environment work) in a worker thread, after the session's earlier calls."""
+        async with self.lock:
+            return await anyio.to_thread.run_sync(work)
+
+
 class Sessions:
-    """The sessions of one server run: keyed by the HTTP session header, or one session on stdio."""
+    """The sessions of one server run: keyed by the HTTP session header, or one session on stdio (and for
+    an in-process client, whose connection has a lifespan of its own)."""
 
     def __init__(self, episodes: ExternalEpisodes) -> None:
         self.episodes = episodes
-        self.by_key: dict[str | None, Session] = {}
+        self.by_key: dict[str | None, _Slot] = {}
 
-    def of(self, ctx: ServerRequestContext[Any, Any]) -> Session:
-        """The session a request belongs to, made on first sight with the client's name."""
-        key = ctx.request.headers.get(SESSION_HEADER) if ctx.request is not None else None
-        session = self.by_key.get(key)
-        if session is None:
+    def of(self, ctx: ServerRequestContext[Any, Any]) -> _Slot:
+        """The session a request belongs to, made on first sight with the client's name. An HTTP session's
+        episode is written as abandoned when the SDK closes the session (the client's DELETE, the idle
+        timeout, the server stopping)."""
+        key = _session_key(ctx)
+        slot = self.by_key.get(key)
+        if slot is None:
             params = ctx.session.client_params
             client = params.client_info.name if params is not None and params.client_info.name else UNKNOWN_CLIENT
-            session = self.by_key[key] = self.episodes.session(client)
-        return session
+            slot = self.by_key[key] = _Slot(self.episodes.session(client))
+            connection = getattr(ctx.session, "_connection", None)  # the SDK keeps no public handle on it
+            if key is not None and connection is not None:
+                connection.exit_stack.push_async_callback(self.close, key)
+        return slot
 
-    def close_all(self) -> None:
-        """Abandon every running episode (the connection is gone)."""
-        for session in self.by_key.values():
-            session.abandon()
-        self.by_key.clear()
+    async def close(self, key: str | None) -> None:
+        """Free a session whose client went away, writing its running episode as abandoned."""
+        slot = self.by_key.pop(key, None)
+        if slot is not None:
+            with anyio.CancelScope(shield=True):
+                await slot.run(slot.session.leave)
+
+    async def close_all(self) -> None:
+        """Free every session (the server or the connection is going away)."""
+        for key in list(self.by_key):
+            await self.close(key)
+
+
+def _session_key(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """The HTTP session of a request; None for stdio and in-process clients (one client per connection).
+    An HTTP request without one (the sessionless 2026-07-28 protocol) cannot be told from another client's,
+    so it is refused with the protocol's "unsupported version" error, which makes 'auto' clients fall back
+    to the handshake and its sessions."""
+    if ctx.request is None:
+        return None
+    key = ctx.request.headers.get(SESSION_HEADER)
+    if key is None:
+        raise MCPError(
+            code=types.UNSUPPORTED_PROTOCOL_VERSION,
+            message=NEEDS_SESSION,
+            data=types.UnsupportedProtocolVersionErrorData(
+                supported=list(HANDSHAKE_PROTOCOL_VERSIONS), requested=ctx.protocol_version
+            ).model_dump(mode="json"),
+        )
+    return str(key)
 
 
 def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int = 0) -> Server[Any]:
@@ -145,31 +208,44 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
         try:
             yield sessions
         finally:
-            sessions.close_all()
+            await sessions.close_all()
+
+    async def discover(ctx: ServerRequestContext[Sessions, Any], params: types.RequestParams) -> types.DiscoverResult:
+        _session_key(ctx)  # over HTTP: refused, so that the client falls back to the handshake
+        return types.DiscoverResult(
+            supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+            capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=server.instructions,
+        )
 
     async def list_tools(
         ctx: ServerRequestContext[Sessions, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        session = ctx.lifespan_context.of(ctx)
+        session = ctx.lifespan_context.of(ctx).session
         specs = [spec for spec, _ in HARNESS_TOOLS.values()] + session.tools()
         return types.ListToolsResult(tools=[_mcp_tool(spec) for spec in specs])
 
     async def call_tool(
         ctx: ServerRequestContext[Sessions, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        session = ctx.lifespan_context.of(ctx)
+        slot = ctx.lifespan_context.of(ctx)
+        too_big = _oversized(params.arguments)
+        if too_big:
+            return _text_result(too_big, error=True)
         try:
+            if params.name == "list_tasks":
+                return _harness_call(episodes, slot.session, params.name, params.arguments)
             if params.name in HARNESS_TOOLS:
-                result = _harness_call(episodes, session, params.name, params.arguments)
+                result = await slot.run(partial(_harness_call, episodes, slot.session, params.name, params.arguments))
                 if params.name == "start_task" and not result.is_error:
                     await ctx.session.send_tool_list_changed()  # clients of the handshake era
                     await bus.publish(ToolsListChanged())  # clients listening for changes (2026-07-28)
                 return result
-            return _tool_result(session.call(params.name, params.arguments or {}))
+            return _tool_result(await slot.run(partial(slot.session.call, params.name, params.arguments or {})))
         except ClientMistake as err:
             return _text_result(str(err), error=True)
 
-    return Server(
+    server: Server[Any] = Server(
         f"discogym-{suite.name}",
         version=__version__,
         instructions=(
@@ -181,6 +257,16 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
         on_call_tool=call_tool,
         on_subscriptions_listen=ListenHandler(bus),
     )
+    server.add_request_handler("server/discover", types.RequestParams, discover)
+    return server
+
+
+def _oversized(arguments: dict[str, Any] | None) -> str | None:
+    """Why a call's arguments are refused for their size (the bound holds on every transport), or None."""
+    size = len(json.dumps(arguments or {}, ensure_ascii=False).encode())
+    if size <= MAX_REQUEST_BYTES:
+        return None
+    return f"the arguments take {size} bytes, more than the {MAX_REQUEST_BYTES} this server accepts: send less"
 
 
 def _started_text(started: StartedTask) -> str:
@@ -203,9 +289,7 @@ def _harness_call(
         return _text_result(describe_validation_error(name, err), error=True)
     if isinstance(args, StartTaskArgs):
         started = session.start(args.task_id, args.condition)
-        result = _text_result(_started_text(started), structured=started)
-        result.content.extend(_images(session.brief_images()))  # e.g. the first rendered frame
-        return result
+        return _text_result(_started_text(started), structured=started, images=session.brief_images())
     if isinstance(args, EndTaskArgs):
         written = session.end(args.message)
         return _text_result(f"The episode has ended and was recorded as {written}.")
@@ -238,10 +322,15 @@ def bind_http(host: str, port: int) -> socket.socket:
         raise UserError(f"port {port} on {host} {why}") from None
 
 
-def serve_http(server: Server[Any], host: str, listener: socket.socket) -> None:
+def serve_http(
+    server: Server[Any], host: str, listener: socket.socket, *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+) -> None:
     """Serve streamable HTTP at ``http://HOST:PORT/mcp`` on ``listener`` (see :func:`bind_http`) until
-    interrupted."""
+    interrupted. A session silent for ``idle_timeout`` seconds is freed, its episode written as abandoned."""
     import uvicorn
 
-    config = uvicorn.Config(server.streamable_http_app(host=host), log_level="warning")
+    app = server.streamable_http_app(
+        host=host, max_request_body_size=MAX_REQUEST_BYTES, session_idle_timeout=idle_timeout
+    )
+    config = uvicorn.Config(app, log_level="warning")
     uvicorn.Server(config).run(sockets=[listener])

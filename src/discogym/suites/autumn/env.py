@@ -47,8 +47,14 @@ class ActArgs(ToolArgs):
     action: str = Field(description="noop, up, down, left, right, click X Y, or reset (interaction phase only)")
 
 
+NOTES_LIMIT = 20_000  # characters the scratchpad holds in all: every call's result repeats them, and is logged
+
+
 class NoteArgs(ToolArgs):
-    note: str = Field(description="anything you want to remember; every note so far comes back")
+    note: str = Field(
+        description=f"anything you want to remember; every note so far comes back (at most {NOTES_LIMIT} "
+        "characters of notes in all)"
+    )
 
 
 class IndexArgs(ToolArgs):
@@ -212,6 +218,12 @@ class WorldTestEnv(Env):
     @tool(NoteArgs)
     def scratchpad(self, args: NoteArgs) -> ToolResult:
         """Write a note (no time passes); returns every note so far."""
+        used = sum(len(note) for note in self.notes)
+        if used + len(args.note) > NOTES_LIMIT:
+            raise ToolError(
+                f"the scratchpad is full: it holds {NOTES_LIMIT} characters of notes, {used} are used and this "
+                f"note has {len(args.note)}; write a shorter note"
+            )
         self.notes.append(args.note)
         return ToolResult(text="notes:\n" + "\n".join(f"{i}. {n}" for i, n in enumerate(self.notes, start=1)))
 

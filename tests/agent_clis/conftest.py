@@ -1,0 +1,99 @@
+"""Fixtures of the agent-CLI tests: the installed CLIs (or a skip saying how to install them), a discogym MCP
+server over HTTP on a free port, and the isolated places a CLI runs in."""
+
+import os
+import socket
+import stat
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from discogym.agent_clis.install import cli_spec, find_cli
+from discogym.core.errors import UserError
+from tests.conftest import REPO, cli_environment, discogym_command
+
+
+def installed(name: str) -> Path:
+    """The CLI ``name``, or skip the test saying how to install it."""
+    try:
+        return find_cli(name)
+    except UserError:
+        pytest.skip(f"{cli_spec(name).label} is not installed: make agents-cli")
+
+
+@pytest.fixture
+def claude() -> Path:
+    """The Claude Code executable."""
+    return installed("claude-code")
+
+
+@pytest.fixture
+def codex() -> Path:
+    """The Codex executable."""
+    return installed("codex")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class McpServer:
+    """A running ``discogym mcp toy --transport http``: its URL and the run directory its episodes go to."""
+
+    url: str
+    out: Path
+
+
+@pytest.fixture
+def mcp_server(tmp_path: Path) -> Iterator[McpServer]:
+    """The toy suite's tiny split served over streamable HTTP, ready to answer."""
+    port, out = free_port(), tmp_path / "run"
+    command = discogym_command("mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny")
+    server = subprocess.Popen(
+        [*command, "--out", str(out)],
+        env=cli_environment(),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, server.communicate()
+                time.sleep(0.1)
+        yield McpServer(f"http://127.0.0.1:{port}/mcp", out)
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+
+
+@dataclass
+class Sandbox:
+    """Where a CLI runs: a fresh HOME and an empty working directory it cannot write to."""
+
+    home: Path
+    work: Path
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    """A fresh HOME and an empty, read-only working directory (made writable again afterwards for clean-up)."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    work.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+    yield Sandbox(home, work)
+    os.chmod(work, 0o755)
