@@ -77,6 +77,7 @@ STAND_INS = {
     "llm.md": ["discogym run SUITE --out runs/SUITE"],
     "mcp.md": ["discogym run SUITE --out runs/mcp/SUITE"],
     "petri.md": ["discogym run petri --split pilot-v0 --agent reference --agent guess --out runs/petri-mix"],
+    "agent-clis.md": ["discogym run redstone --split A --out runs/redstone"],
     "autumn-worldtest.md": ["discogym autumn generate --env ball --out tasks.json"],
     "writing-an-agent.md": [f"{NOVELTY} sweep petri redstone --agent novelty --agent-opt max_calls=20"],
 }

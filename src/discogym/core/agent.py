@@ -85,6 +85,16 @@ class Agent(ABC):
         """Settings recorded in the episode's provenance (model id, endpoint options, ...)."""
         return {}
 
+    def finish(self, history: Sequence[Turn]) -> Usage | None:
+        """Called when the environment ended the episode (``history`` holds every turn, the last one's result
+        included): return what the agent spent after its last decision, if anything (an agent that learns its
+        cost only when it ends, like an agent CLI's process); None by default."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Called once when the episode is over, however it ended: release what the agent holds (a process,
+        a server, temporary files)."""
+
 
 class AgentOptions(BaseModel):
     """How the user asked for an agent: its name, an optional model, free ``key=value`` options, and

@@ -185,6 +185,12 @@ class EpisodeRecorder:
         if usage is not None:
             self.spent = self.spent + usage
 
+    def settle(self, usage: Usage | None) -> None:
+        """Add what the agent spent after its last decision (:meth:`Agent.finish`) to the episode's cost."""
+        if usage is not None:
+            self.final_usage = usage
+            self.spent = self.spent + usage
+
     def _read_outcome(self) -> dict[str, Any]:
         """The environment's summary of the end, or {} when the episode ended with an error."""
         if self.error is not None or self.env is None:
@@ -270,11 +276,15 @@ class EpisodeRecorder:
         )
 
 
-def _start_agent(recorder: EpisodeRecorder, agent: Agent | None = None) -> Agent:
+def _make_agent(recorder: EpisodeRecorder, agent: Agent | None = None) -> Agent:
     with recorder.blame(AGENT_ERROR):
         if agent is None:
             agent = make_agent(recorder.suite, recorder.planned.agent)
         recorder.agent_settings = json_safe(dict(agent.settings()))
+    return agent
+
+
+def _start_agent(recorder: EpisodeRecorder, agent: Agent) -> Agent:
     context = recorder.context()
     if recorder.planned.agent.name in recorder.suite.reference_agents():
         with recorder.blame(ENV_ERROR):
@@ -313,6 +323,8 @@ def _agent_loop(recorder: EpisodeRecorder, agent: Agent) -> None:
             decision.call, message=decision.message, usage=decision.usage, agent_s=time.perf_counter() - started
         )
         history.append(Turn(call=decision.call, result=result))
+    with recorder.blame(AGENT_ERROR):  # the environment ended the episode
+        recorder.settle(agent.finish(history))
 
 
 def _spent(usage: Usage) -> str:
@@ -389,7 +401,12 @@ def play_episode(
     try:
         try:
             recorder.open()
-            _agent_loop(recorder, _start_agent(recorder, agent))
+            player = _make_agent(recorder, agent)
+            try:
+                _agent_loop(recorder, _start_agent(recorder, player))
+            finally:
+                with suppress(Exception):  # releasing what the agent holds never costs the episode
+                    player.close()
         except EpisodeStopped:
             pass
         except KeyboardInterrupt:

@@ -120,7 +120,7 @@ def _images(images: list[ToolImage]) -> list[types.ImageContent]:
     return [types.ImageContent(data=image.data_base64, mime_type=image.media_type) for image in images]
 
 
-def _tool_result(result: ToolResult) -> types.CallToolResult:
+def tool_result_content(result: ToolResult) -> types.CallToolResult:
     """What the agent may see of a result: its text and images (never ``data``, which is for scorers)."""
     content: list[Any] = [types.TextContent(text=result.text), *_images(result.images)]
     return types.CallToolResult(content=content, is_error=not result.ok)
@@ -241,7 +241,7 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
                     await ctx.session.send_tool_list_changed()  # clients of the handshake era
                     await bus.publish(ToolsListChanged())  # clients listening for changes (2026-07-28)
                 return result
-            return _tool_result(await slot.run(partial(slot.session.call, params.name, params.arguments or {})))
+            return tool_result_content(await slot.run(partial(slot.session.call, params.name, params.arguments or {})))
         except ClientMistake as err:
             return _text_result(str(err), error=True)
 

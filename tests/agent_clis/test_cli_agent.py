@@ -1,0 +1,100 @@
+"""``--agent cli``: the real Claude Code and Codex play toy episodes under the runner, offline, against scripted
+fake endpoints: each episode is scored from its log, its tokens recorded, the CLI's version in provenance; a CLI
+that fails is a fault (nothing written, retried). Skipped when the CLIs are not installed (make agents-cli)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from discogym.agent_clis import OPTIONS
+from discogym.agent_clis.agent import CliSettings
+from discogym.core.storage import RunDir
+from tests.agent_clis.fake_endpoints import AnthropicEndpoint, ResponsesEndpoint, ScriptedEndpoint
+from tests.conftest import run_discogym
+from tests.core.toy_suite import suite
+from tests.llm.fake_endpoint import Calls, Say, Status
+
+DIGIT = int(suite.tasks("tiny")[0].ground_truth["digit"])
+CLIS = {
+    "claude-code": ("anthropic/claude-sonnet-4-5", AnthropicEndpoint, "2.1.331"),
+    "codex": ("openai/gpt-5", ResponsesEndpoint, "0.169.0"),
+}
+
+
+def endpoint_environment(cli: str, endpoint: ScriptedEndpoint) -> dict[str, str]:
+    if cli == "claude-code":
+        return {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": endpoint.root}
+    return {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": endpoint.url}
+
+
+def run_cli_agent(cli: str, endpoint: ScriptedEndpoint, out: Path, *extra: str):
+    model = CLIS[cli][0]
+    args = ["run", "toy", "--agent", "cli", "--agent-opt", f"cli={cli}", "--model", model, "--split", "tiny"]
+    return run_discogym(
+        *args, "--tasks", "tiny-00", "--out", str(out), "--json", *extra, **endpoint_environment(cli, endpoint)
+    )
+
+
+@pytest.fixture(params=sorted(CLIS))
+def cli(request, claude, codex) -> str:
+    return str(request.param)
+
+
+def test_a_cli_plays_an_episode_that_is_scored_from_its_log_with_its_tokens(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend(
+            [Calls([("probe", json.dumps({"n": 5}))]), Calls([("submit", json.dumps({"n": DIGIT}))]), Say("done")]
+        )
+        done = run_cli_agent(cli, endpoint, tmp_path)
+    assert done.returncode == 0, done.stderr
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert [(e.call.tool, e.call.args) for e in episode.events] == [("probe", {"n": 5}), ("submit", {"n": DIGIT})]
+    assert episode.score.success and episode.outcome.termination == "submitted"
+    assert episode.usage().input_tokens > 0 and episode.usage().output_tokens > 0
+    settings = episode.provenance.agent_settings
+    assert (settings["cli"], settings["cli_version"], settings["model"]) == (cli, CLIS[cli][2], CLIS[cli][0])
+    offered = json.dumps(endpoint.model_requests[0].body["tools"])
+    assert "list_tasks" not in offered and "start_task" not in offered  # the episode's own tools only
+    assert '"Read"' not in offered and '"Bash"' not in offered and "shell" not in offered  # no tool to read files
+    seen = json.dumps([request.body for request in endpoint.requests])
+    assert str(tmp_path) not in seen and "ground_truth" not in seen  # no path to the run, no hidden answer
+
+
+def test_a_cli_that_stops_without_ending_is_a_complete_episode_stopped_by_the_agent(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend([Calls([("probe", json.dumps({"n": 5}))]), Say("I give up")])
+        done = run_cli_agent(cli, endpoint, tmp_path)
+    assert done.returncode == 0, done.stderr
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert [e.call.tool for e in episode.events] == ["probe"]
+    assert episode.outcome.termination == "agent_stopped" and episode.score.success is False
+    assert episode.outcome.final_usage is not None and episode.outcome.final_usage.input_tokens > 0
+
+
+def test_an_endpoint_that_fails_is_a_fault_and_a_rerun_completes_the_set(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend([Status(500)] * 20)
+        failed = run_cli_agent(cli, endpoint, tmp_path)
+    assert failed.returncode == 3, failed.stderr  # not finished: an infrastructure fault
+    assert not list(RunDir(tmp_path).episode_paths())
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend([Calls([("submit", json.dumps({"n": DIGIT}))]), Say("done")])
+        rerun = run_cli_agent(cli, endpoint, tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert episode.score.success
+
+
+def test_a_missing_model_or_cli_option_is_one_line():
+    no_cli = run_discogym("run", "toy", "--agent", "cli", "--model", "anthropic/claude-sonnet-4-5")
+    assert no_cli.returncode == 2 and no_cli.stderr.startswith("error: agent 'cli': --agent-opt cli: ")
+    wrong = run_discogym("run", "toy", "--agent", "cli", "--agent-opt", "cli=codex", "--model", "anthropic/x")
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == (
+        "error: agent 'cli' with cli=codex takes --model openai/NAME or openai-compatible/NAME, not anthropic/x"
+    )
+
+
+def test_the_registered_options_are_the_settings_fields():
+    assert tuple(CliSettings.model_fields) == OPTIONS
