@@ -15,11 +15,12 @@ request is kept in ``requests``, so a test can see the prompt and the tools the 
 
 import contextlib
 import json
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
-from tests.llm.fake_endpoint import Calls, FakeEndpoint, Request, Say, Status, anthropic_reply
+from tests.llm.fake_endpoint import Calls, Delay, FakeEndpoint, Request, Say, Status, anthropic_reply
 
 SCRIPT_OVER = "The script is over."
 MCP_PREFIX = "mcp__discogym"  # how both CLIs name the tools of an MCP server called "discogym"
@@ -89,6 +90,9 @@ class ScriptedEndpoint(FakeEndpoint):
                     self._send(404, b'{"error": {"type": "not_found", "message": "not served here"}}')
                     return
                 scripted = endpoint._next_scripted()
+                if isinstance(scripted, Delay):  # wait, then answer as if the script were over
+                    time.sleep(scripted.seconds)
+                    scripted = None
                 if isinstance(scripted, Status):
                     error = {"type": "error", "error": {"type": "api_error", "message": scripted.message}}
                     self._send(scripted.code, json.dumps(error).encode(), "application/json", scripted.headers)

@@ -2,7 +2,12 @@
 fake endpoints: each episode is scored from its log, its tokens recorded, the CLI's version in provenance; a CLI
 that fails is a fault (nothing written, retried). Skipped when the CLIs are not installed (make agents-cli)."""
 
+import contextlib
 import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +18,7 @@ from discogym.core.storage import RunDir
 from tests.agent_clis.fake_endpoints import AnthropicEndpoint, ResponsesEndpoint, ScriptedEndpoint
 from tests.conftest import run_discogym
 from tests.core.toy_suite import suite
-from tests.llm.fake_endpoint import Calls, Say, Status
+from tests.llm.fake_endpoint import Calls, Delay, Say, Status
 
 DIGIT = int(suite.tasks("tiny")[0].ground_truth["digit"])
 CLIS = {
@@ -98,3 +103,40 @@ def test_a_missing_model_or_cli_option_is_one_line():
 
 def test_the_registered_options_are_the_settings_fields():
     assert tuple(CliSettings.model_fields) == OPTIONS
+
+
+def test_a_cli_past_its_timeout_is_killed_and_the_episode_is_a_fault(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend([Delay(20)] * 3)  # the model never answers in time
+        done = run_cli_agent(cli, endpoint, tmp_path, "--agent-opt", "timeout_s=3")
+    assert done.returncode == 3, done.stderr
+    assert "ran past its timeout of 3 s" in done.stderr
+    assert not list(RunDir(tmp_path).episode_paths())
+
+
+def kill_the_cli_once_it_runs(within_s: float = 60) -> threading.Thread:
+    """A thread that kills (SIGKILL) the first process whose command line names a CLI agent's temporary folder."""
+
+    def kill() -> None:
+        deadline = time.monotonic() + within_s
+        while time.monotonic() < deadline:
+            for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+                with contextlib.suppress(OSError):
+                    if b"discogym-cli-" in cmdline.read_bytes():
+                        os.kill(int(cmdline.parent.name), signal.SIGKILL)
+                        return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_cli_killed_mid_episode_is_a_fault_and_nothing_is_written(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend([Delay(20)] * 3)  # the CLI waits on its model when it is killed
+        killer = kill_the_cli_once_it_runs()
+        done = run_cli_agent(cli, endpoint, tmp_path)
+        killer.join(timeout=5)
+    assert done.returncode == 3, done.stderr
+    assert not list(RunDir(tmp_path).episode_paths())
