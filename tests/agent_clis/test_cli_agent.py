@@ -57,6 +57,9 @@ def test_a_cli_plays_an_episode_that_is_scored_from_its_log_with_its_tokens(cli,
     assert [(e.call.tool, e.call.args) for e in episode.events] == [("probe", {"n": 5}), ("submit", {"n": DIGIT})]
     assert episode.score.success and episode.outcome.termination == "submitted"
     assert episode.usage().input_tokens > 0 and episode.usage().output_tokens > 0
+    runtime = json.loads(RunDir(tmp_path).runtime_path(episode.key).read_text())
+    events = [json.loads(line) for line in runtime["agent_output"].splitlines() if line.startswith("{")]
+    assert events and all("type" in event for event in events)  # the CLI's raw event stream, beside the episode
     settings = episode.provenance.agent_settings
     assert (settings["cli"], settings["cli_version"], settings["model"]) == (cli, CLIS[cli][2], CLIS[cli][0])
     offered = json.dumps(endpoint.model_requests[0].body["tools"])

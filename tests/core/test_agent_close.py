@@ -38,6 +38,9 @@ class Recording(Agent):
         self.events.append(f"finish after {len(history)}")
         return Usage(input_tokens=7, output_tokens=3)
 
+    def output(self) -> str | None:
+        return f"printed before {len(self.events)} events"
+
     def close(self) -> None:
         self.events.append("close")
 
@@ -57,8 +60,9 @@ def planned() -> PlannedEpisode:
 @pytest.mark.parametrize("ending", ["stops", "bug", "fails to start"])
 def test_the_agent_is_closed_once_however_the_episode_ends(ending):
     agent = Recording(ending)
-    episode, _ = play_episode(suite, planned(), agent)
+    episode, runtime = play_episode(suite, planned(), agent)
     assert agent.events == ["start", "close"]
+    assert runtime.agent_output == "printed before 1 events"  # kept before the agent is closed
     assert episode.outcome.status == ("completed" if ending == "stops" else "error")
 
 

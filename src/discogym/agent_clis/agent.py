@@ -174,10 +174,8 @@ class CliAgent(Agent):
 
     def _report(self, exit_code: int) -> CliReport:
         """What the exited CLI printed, read."""
-        assert self.folder is not None
-        output = (Path(self.folder.name) / "stdout.jsonl").read_text(encoding="utf-8", errors="replace")
         reader = read_claude_output if self.cli.cli == "claude-code" else read_codex_output
-        return reader(output, exit_code)
+        return reader(self.output() or "", exit_code)
 
     def _usage(self, report: CliReport) -> Usage:
         """The CLI's tokens, priced with discogym's table (the CLI's own dollar figure when the table has no
@@ -193,6 +191,12 @@ class CliAgent(Agent):
             with suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
+
+    def output(self) -> str | None:
+        """The CLI's raw JSON event stream (its standard output), kept in the episode's runtime sidecar."""
+        if self.folder is None:
+            return None
+        return (Path(self.folder.name) / "stdout.jsonl").read_text(encoding="utf-8", errors="replace")
 
     def close(self) -> None:
         self._stop_process()

@@ -91,6 +91,11 @@ class Agent(ABC):
         cost only when it ends, like an agent CLI's process); None by default."""
         return None
 
+    def output(self) -> str | None:
+        """Text the agent printed that is worth keeping beside the episode (an agent CLI's raw event stream):
+        written to the runtime sidecar's ``agent_output``, never into the episode file; None by default."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Called once when the episode is over, however it ended: release what the agent holds (a process,
         a server, temporary files)."""

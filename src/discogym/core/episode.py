@@ -166,3 +166,4 @@ class EpisodeRuntime(BaseModel):
     total_s: float
     steps: list[StepTiming]
     traceback: str | None = None
+    agent_output: str | None = None  # what the agent printed, if it keeps any (an agent CLI's raw event stream)

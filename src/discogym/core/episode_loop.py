@@ -104,6 +104,7 @@ class EpisodeRecorder:
         self.trace: str | None = None
         self.agent_message: str | None = None
         self.final_usage: Usage | None = None
+        self.agent_output: str | None = None
         self.spent = Usage()
 
     @contextmanager
@@ -238,6 +239,7 @@ class EpisodeRecorder:
             total_s=time.perf_counter() - self._clock,
             steps=self.timings,
             traceback=self.trace,
+            agent_output=self.agent_output,
         )
         return episode, runtime
 
@@ -405,7 +407,9 @@ def play_episode(
             try:
                 _agent_loop(recorder, _start_agent(recorder, player))
             finally:
-                with suppress(Exception):  # releasing what the agent holds never costs the episode
+                with suppress(Exception):  # keeping what the agent printed, or releasing what it holds, never
+                    recorder.agent_output = player.output()  # costs the episode
+                with suppress(Exception):
                     player.close()
         except EpisodeStopped:
             pass
