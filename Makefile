@@ -43,6 +43,8 @@ bench: install
 	$(BIN)/python benchmarks/redstone_suite.py
 	$(BIN)/python benchmarks/autumn_interpreter.py
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/mcp_sessions.py
+	$(BIN)/python benchmarks/agent_clis.py
 
 # The agent CLIs (Claude Code, Codex) at pinned versions, in a git-ignored project folder (~780 MB; needs npm).
 # discogym finds them in $(AGENTS_CLI)/node_modules/.bin first, then on PATH.
