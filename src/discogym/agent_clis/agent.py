@@ -35,6 +35,7 @@ from discogym.agent_clis.launch import (
     read_claude_output,
     read_codex_output,
 )
+from discogym.agent_clis.meter import Meter
 from discogym.core.agent import COST_LIMIT, Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
 from discogym.core.errors import InfrastructureError, MissingCredentials, UserError
 from discogym.core.tools import ToolResult
@@ -43,6 +44,7 @@ from discogym.llm.models import ModelSpec, Price, find_price, parse_model, price
 POLL_S = 0.1  # how often the agent looks at the CLI process while it waits for its next call
 FINISH_S = 60.0  # how long a CLI may take to end by itself once the environment has ended the episode
 OPENAI_URL = "https://api.openai.com/v1"
+ANTHROPIC_URL = "https://api.anthropic.com"
 # How a CLI that ended by itself ended, as the episode's termination.
 ENDINGS = {"completed": "agent_stopped", "max_turns": "turn_limit", "budget": COST_LIMIT}
 PROVIDERS = {"claude-code": ("anthropic",), "codex": ("openai", "openai-compatible")}
@@ -65,13 +67,23 @@ OPTIONS = tuple(CliSettings.model_fields)
 class CliAgent(Agent):
     """One episode played by an agent CLI process (see the module's description)."""
 
-    def __init__(self, settings: CliSettings, spec: ModelSpec, key: str, executable: Path, price: Price | None):
+    def __init__(
+        self,
+        settings: CliSettings,
+        spec: ModelSpec,
+        key: str,
+        executable: Path,
+        price: Price | None,
+        budget: AgentOptions | None = None,
+    ):
         self.cli = settings
         self.spec = spec
         self.key = key
         self.executable = executable
         self.version = _version(executable)
         self.price = price
+        self.budget = budget
+        self.meter: Meter | None = None  # between the CLI and its endpoint when the episode has a budget
         self.bridge: ToolBridge | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.folder: tempfile.TemporaryDirectory[str] | None = None
@@ -86,7 +98,13 @@ class CliAgent(Agent):
             "builtin_tools": self.cli.builtin_tools,
             "max_turns": self.cli.max_turns,
             "timeout_s": self.cli.timeout_s,
+            "usage_from": "meter" if self._metered else "cli",
         }
+
+    @property
+    def _metered(self) -> bool:
+        """Whether a :class:`Meter` counts the episode's tokens and enforces its budget."""
+        return self.budget is not None and (self.budget.token_limit is not None or self.budget.cost_limit is not None)
 
     def start(self, context: AgentContext) -> None:
         self.folder = tempfile.TemporaryDirectory(prefix="discogym-cli-")
@@ -121,9 +139,22 @@ class CliAgent(Agent):
         }
         if self.cli.cli == "claude-code":
             base_url = self.spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-            return claude_launch(self.executable, base_url=base_url, max_turns=self.cli.max_turns, **common)
+            if self._metered:
+                base_url = self._start_meter(base_url or ANTHROPIC_URL)
+            budget = self.budget.cost_limit if self.budget is not None else None
+            return claude_launch(
+                self.executable, base_url=base_url, max_turns=self.cli.max_turns, max_budget_usd=budget, **common
+            )
         base_url = self.spec.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL
+        if self._metered:
+            base_url = self._start_meter(base_url)
         return codex_launch(self.executable, base_url=base_url, **common)
+
+    def _start_meter(self, upstream: str) -> str:
+        """Start the episode's metering proxy in front of ``upstream``; the base URL the CLI is to use."""
+        assert self.budget is not None
+        self.meter = Meter(upstream, self.budget, self.price).start()
+        return self.meter.url
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
         assert self.bridge is not None and self.process is not None, "start() comes first"
@@ -141,35 +172,39 @@ class CliAgent(Agent):
 
     def finish(self, history: Sequence[Turn]) -> Usage | None:
         """The environment ended the episode: give the CLI the last result, let it end by itself (answering
-        any further call with an error: the episode is over), and return what it says it spent; None when it
-        does not end in time or says nothing readable (the episode itself is complete either way)."""
+        any further call with an error: the episode is over), and return what it spent: the meter's count when
+        it ran, else the CLI's report, None when the CLI does not end in time or says nothing readable (the
+        episode itself is complete either way)."""
         assert self.bridge is not None and self.process is not None
         self.bridge.answer(history[-1].result)
         deadline = min(self.deadline, time.monotonic() + FINISH_S)
         while self.process.poll() is None and time.monotonic() < deadline:
             if self.bridge.next_call(POLL_S) is not None:
                 self.bridge.answer(ToolResult.failure("the episode is over; stop"))
-        if self.process.poll() is None:
-            return None
-        report = self._report(self.process.returncode)
-        return None if report.fault is not None else self._usage(report)
+        report = self._report(self.process.returncode) if self.process.poll() is not None else None
+        if self.meter is not None:
+            return self._usage(report or CliReport())
+        return None if report is None or report.fault is not None else self._usage(report)
 
     @property
     def label(self) -> str:
         return CLIS[self.cli.cli].label
 
     def _ended(self, exit_code: int) -> AgentDecision:
-        """The decision that ends the episode once the CLI has exited, or an InfrastructureError if it failed."""
+        """The decision that ends the episode once the CLI has exited, or an InfrastructureError if it failed.
+        A CLI the meter refused a model request (the budget is spent) reports an API error: that is the
+        budget's termination, not a fault."""
         assert self.bridge is not None
         report = self._report(exit_code)
-        if report.fault is not None:
+        exhausted = self.meter.exhausted if self.meter is not None else None
+        if report.fault is not None and exhausted is None:
             raise InfrastructureError(f"{self.label}: {report.fault}")
         if not self.bridge.tools_listed:
             raise InfrastructureError(f"{self.label} exited without connecting to the episode's tools")
         return AgentDecision(
             message=report.final_text,
             usage=self._usage(report),
-            termination=ENDINGS.get(report.ended or "", "agent_stopped"),
+            termination=exhausted or ENDINGS.get(report.ended or "", "agent_stopped"),
         )
 
     def _report(self, exit_code: int) -> CliReport:
@@ -178,11 +213,13 @@ class CliAgent(Agent):
         return reader(self.output() or "", exit_code)
 
     def _usage(self, report: CliReport) -> Usage:
-        """The CLI's tokens, priced with discogym's table (the CLI's own dollar figure when the table has no
-        price for the model)."""
+        """The episode's tokens (the meter's count when it ran, else the CLI's report), priced with discogym's
+        table (the CLI's own dollar figure when the table has no price for the model)."""
         usage = Usage(
             input_tokens=report.input_tokens, output_tokens=report.output_tokens, cached_tokens=report.cached_tokens
         )
+        if self.meter is not None:
+            usage = self.meter.usage
         cost = self.price.cost(usage) if self.price is not None else report.cost_usd or 0.0
         return usage.model_copy(update={"cost_usd": cost})
 
@@ -202,6 +239,8 @@ class CliAgent(Agent):
         self._stop_process()
         if self.bridge is not None:
             self.bridge.close()
+        if self.meter is not None:
+            self.meter.close()
         if self.folder is not None:
             (Path(self.folder.name) / "work").chmod(0o755)
             self.folder.cleanup()
@@ -245,12 +284,13 @@ def make_cli_agent(options: AgentOptions) -> Agent:
     if spec.provider not in PROVIDERS[settings.cli]:
         accepted = " or ".join(f"{provider}/NAME" for provider in PROVIDERS[settings.cli])
         raise UserError(f"agent 'cli' with cli={settings.cli} takes --model {accepted}, not {options.model}")
-    if options.token_limit is not None or options.cost_limit is not None:
+    price = find_price(spec, price_table())
+    if options.cost_limit is not None and price is None:
         raise UserError(
-            "agent 'cli' does not take --token-limit or --cost-limit yet: the CLIs report usage only at the end"
+            f"--cost-limit needs a price for {spec.id}: add one with a DISCOGYM_PRICES file (see docs/llm.md)"
         )
     key = spec.api_key()
     if not key:
         raise MissingCredentials(f"{options.model}: no API key; set {spec.key_variable} to run it")
     executable = find_cli(settings.cli)
-    return CliAgent(settings, spec, key, executable, find_price(spec, price_table()))
+    return CliAgent(settings, spec, key, executable, price, options)

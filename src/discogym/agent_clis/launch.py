@@ -71,11 +71,12 @@ def claude_launch(
     api_key: str,
     max_turns: int,
     builtin_tools: bool,
+    max_budget_usd: float | None = None,
 ) -> Launch:
     """``claude -p`` for one episode: only the MCP server at ``mcp_url`` (config written to ``home/mcp.json``),
     no settings, no session files, stream-json on stdout. Without ``builtin_tools`` the model is offered the MCP
     tools only (``--tools ""``); with it also Claude Code's shell and file tools, :data:`CLAUDE_BUILTIN_TOOLS`.
-    ``base_url`` None means Anthropic's own API."""
+    ``base_url`` None means Anthropic's own API; ``max_budget_usd`` is Claude Code's own dollar limit."""
     config = home / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER: {"type": "http", "url": mcp_url}}}))
     allowed = [f"mcp__{MCP_SERVER}", *(CLAUDE_BUILTIN_TOOLS if builtin_tools else ())]
@@ -86,6 +87,8 @@ def claude_launch(
         "--allowedTools", ",".join(allowed), "--permission-mode", "dontAsk",
         "--max-turns", str(max_turns), "--no-session-persistence", "--output-format", "stream-json", "--verbose",
     ]  # fmt: skip
+    if max_budget_usd is not None:
+        argv += ["--max-budget-usd", f"{max_budget_usd:g}"]
     env = {
         **clean_environment(home),
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
