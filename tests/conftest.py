@@ -1,9 +1,12 @@
 """Shared fixtures: the toy suite, registered in-process and reachable from subprocesses."""
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,6 +65,39 @@ def group_is_gone(group: int, within_s: float) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def mcp_toy_server(out: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`discogym mcp toy --transport http --split tiny` on a free port, writing to ``out``, ready to answer;
+    yields its URL and process (stopped afterwards)."""
+    port = free_port()
+    command = discogym_command(
+        "mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny", "--out", str(out), *options
+    )
+    server = subprocess.Popen(
+        command, env=cli_environment(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, server.communicate()
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp", server
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
 
 
 @pytest.fixture

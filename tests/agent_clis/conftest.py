@@ -2,10 +2,7 @@
 server over HTTP on a free port, and the isolated places a CLI runs in."""
 
 import os
-import socket
 import stat
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +11,7 @@ import pytest
 
 from discogym.agent_clis.install import cli_spec, find_cli
 from discogym.core.errors import UserError
-from tests.conftest import REPO, cli_environment, discogym_command
+from tests.conftest import mcp_toy_server
 
 
 def installed(name: str) -> Path:
@@ -37,13 +34,6 @@ def codex() -> Path:
     return installed("codex")
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @dataclass
 class McpServer:
     """A running ``discogym mcp toy --transport http``: its URL and the run directory its episodes go to."""
@@ -55,29 +45,9 @@ class McpServer:
 @pytest.fixture
 def mcp_server(tmp_path: Path) -> Iterator[McpServer]:
     """The toy suite's tiny split served over streamable HTTP, ready to answer."""
-    port, out = free_port(), tmp_path / "run"
-    command = discogym_command("mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny")
-    server = subprocess.Popen(
-        [*command, "--out", str(out)],
-        env=cli_environment(),
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, server.communicate()
-                time.sleep(0.1)
-        yield McpServer(f"http://127.0.0.1:{port}/mcp", out)
-    finally:
-        server.terminate()
-        server.communicate(timeout=30)
+    out = tmp_path / "run"
+    with mcp_toy_server(out) as (url, _):
+        yield McpServer(url, out)
 
 
 @dataclass

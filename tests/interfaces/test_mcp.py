@@ -2,15 +2,12 @@
 
 import asyncio
 import base64
-import contextlib
 import http.client
 import signal
 import socket
-import subprocess
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +22,7 @@ from discogym.core.runner import plan_episode
 from discogym.core.storage import RunDir
 from discogym.core.tools import ToolImage
 from discogym.interfaces.mcp.server import MAX_REQUEST_BYTES, build_server
-from tests.conftest import REPO, cli_environment, discogym_command
+from tests.conftest import REPO, cli_environment, discogym_command, mcp_toy_server
 from tests.core import toy_suite
 from tests.core.closing_suite import EVENTS, opened_and_closed
 from tests.core.closing_suite import suite as closing
@@ -186,37 +183,6 @@ def test_over_stdio_a_client_plays_an_episode_through_the_cli(tmp_path):
     assert episode.key.agent_options == {"client": "stdio-client"} and episode.score.value == 1.0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def http_server(out: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`discogym mcp toy --transport http` on a free port, ready to answer; yields its URL and process."""
-    port = _free_port()
-    command = discogym_command(
-        "mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny", "--out", str(out), *options
-    )
-    server = subprocess.Popen(
-        command, env=cli_environment(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, server.communicate()
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", server
-    finally:
-        server.terminate()
-        server.communicate(timeout=30)
-
-
 def post_headers_only(url: str, content_length: int) -> int:
     """The HTTP status answering a POST that announces a body of ``content_length`` bytes and sends none."""
     parts = urllib.parse.urlsplit(url)
@@ -249,7 +215,7 @@ def test_over_http_each_session_of_either_protocol_era_plays_its_own_episode(tmp
             await bob.call_tool("start_task", {"task_id": "tiny-01"})
             await asyncio.gather(bisect(alice), bisect(bob))
 
-    with http_server(tmp_path) as (url, _):
+    with mcp_toy_server(tmp_path) as (url, _):
         asyncio.run(play(url))
     played = {e.key.agent_options["client"]: e for e in episodes(tmp_path)}
     assert {name: e.key.task for name, e in played.items()} == {"alice": "tiny-00", "bob": "tiny-01"}
@@ -263,7 +229,7 @@ def test_over_http_sessionless_requests_are_refused_clearly_and_bodies_over_the_
                 await client.call_tool("list_tasks", {})
         return refused.value
 
-    with http_server(tmp_path) as (url, server):
+    with mcp_toy_server(tmp_path) as (url, server):
         refused = asyncio.run(sessionless(url))
         big = post_headers_only(url, content_length=MAX_REQUEST_BYTES + 1)  # refused before the body is read
         assert server.poll() is None
@@ -279,7 +245,7 @@ def test_over_http_an_episode_is_written_as_abandoned_when_its_client_disconnect
             await c.call_tool("start_task", {"task_id": "tiny-00"})
             await c.call_tool("probe", {"n": 4})
 
-    with http_server(tmp_path, "--idle-timeout", "1") as (url, _):
+    with mcp_toy_server(tmp_path, "--idle-timeout", "1") as (url, _):
         asyncio.run(leave(url, "deleter", delete=True))  # the session's DELETE frees it
         asyncio.run(leave(url, "vanisher", delete=False))  # freed by the idle timeout
         written = wait_for_episodes(tmp_path, 2)
@@ -294,7 +260,7 @@ def test_ctrl_c_writes_the_running_episodes_as_abandoned_and_says_so(tmp_path):
             await c.call_tool("start_task", {"task_id": "tiny-00"})
             await c.call_tool("probe", {"n": 4})
 
-    with http_server(tmp_path) as (url, server):
+    with mcp_toy_server(tmp_path) as (url, server):
         asyncio.run(start(url))
         server.send_signal(signal.SIGINT)
         _, stderr = server.communicate(timeout=30)
