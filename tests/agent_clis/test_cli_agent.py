@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from discogym.agent_clis import OPTIONS
+from discogym.agent_clis import OPTIONS, bridge
 from discogym.agent_clis.agent import CliSettings
+from discogym.core import AgentOptions, register_suite
+from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
 from tests.agent_clis.fake_endpoints import AnthropicEndpoint, ResponsesEndpoint, ScriptedEndpoint
-from tests.conftest import run_discogym
+from tests.conftest import free_port, run_discogym
 from tests.core.toy_suite import suite
 from tests.llm.fake_endpoint import Calls, Delay, Say, Status
 
@@ -142,4 +144,20 @@ def test_a_cli_killed_mid_episode_is_a_fault_and_nothing_is_written(cli, tmp_pat
         done = run_cli_agent(cli, endpoint, tmp_path)
         killer.join(timeout=5)
     assert done.returncode == 3, done.stderr
+    assert not list(RunDir(tmp_path).episode_paths())
+
+
+def test_a_cli_that_cannot_reach_the_episodes_tools_is_a_fault(cli, tmp_path, monkeypatch):
+    closed = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
+    monkeypatch.setattr(bridge.ToolBridge, "start", lambda self: closed)
+    register_suite(suite)
+    agent = AgentOptions(name="cli", model=CLIS[cli][0], options={"cli": cli})
+    with CLIS[cli][1]() as endpoint:
+        endpoint.script.extend([Say("I see no tools")] * 3)
+        for name, value in endpoint_environment(cli, endpoint).items():
+            monkeypatch.setenv(name, value)
+        config = RunConfig.for_suite(suite, [agent], split="tiny", tasks=["tiny-00"])
+        summary = Runner(suite, config, tmp_path).run()
+    (message,) = summary.faults.values()
+    assert not summary.complete and "InfrastructureError" in message, message
     assert not list(RunDir(tmp_path).episode_paths())
