@@ -28,24 +28,24 @@ _JSON_WORDS = {"true", "false", "null", "NaN", "Infinity"}
 _EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
 
-def _placeholder(schema: dict[str, Any]) -> str:
+def _value_shape(schema: dict[str, Any]) -> str:
     """How a usage line shows a value of ``schema``: ``up|down``, ``N``, ``{NAME: NUMBER, ...}``, ..."""
     if "enum" in schema:
         return "|".join(str(value) for value in schema["enum"])
     options = [option for option in schema.get("anyOf", []) if option.get("type") != "null"]
     if options:
-        return "|".join(_placeholder(option) for option in options)
+        return "|".join(_value_shape(option) for option in options)
     kind = schema.get("type")
     if kind == "integer":
         low, high = schema.get("minimum"), schema.get("maximum")
         return f"{low}..{high}" if low is not None and high is not None else "N"
     if kind == "object":
         values = schema.get("additionalProperties")
-        inner = _placeholder(values) if isinstance(values, dict) else "VALUE"
+        inner = _value_shape(values) if isinstance(values, dict) else "VALUE"
         return f"{{NAME: {inner}, ...}}"
     if kind == "array":
         items = schema.get("items")
-        return f"[{_placeholder(items) if isinstance(items, dict) else 'VALUE'}, ...]"
+        return f"[{_value_shape(items) if isinstance(items, dict) else 'VALUE'}, ...]"
     return {"number": "NUMBER", "boolean": "true|false", "string": "TEXT"}.get(str(kind), "VALUE")
 
 
@@ -56,7 +56,7 @@ def usage_line(spec: ToolSpec) -> str:
     required = set(spec.parameters.get("required", []))
     words = [spec.name]
     for name, schema in properties.items():
-        word = f"{name}={_placeholder(schema)}"
+        word = f"{name}={_value_shape(schema)}"
         words.append(word if name in required else f"[{word}]")
     return " ".join(words)
 
