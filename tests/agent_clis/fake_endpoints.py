@@ -9,18 +9,19 @@ Claude Code and Codex use, scripted reply by reply.
 Both are the server of :mod:`tests.llm.fake_endpoint` with other answers. Each model request takes the next
 entry of ``script``: ``Say(text)`` ends the turn with that text, ``Calls([(tool, json_arguments), ...])`` calls
 tools of the discogym MCP server by their bare names (the endpoint namespaces them the way each CLI expects),
-``Status(code)`` fails. When the script is over the endpoint says :data:`SCRIPT_OVER` and ends the turn. Every
-request is kept in ``requests``, so a test can see the prompt and the tools the CLI offered the model.
+``Status(code)`` fails. When the script is over the endpoint says :data:`SCRIPT_OVER` and ends the turn. A test
+whose CLIs run at once sets ``choose`` instead: it picks each reply from the request's body. Every request is
+kept in ``requests``, so a test can see the prompt and the tools the CLI offered the model.
 """
 
 import contextlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
-from tests.llm.fake_endpoint import Calls, Delay, FakeEndpoint, Request, Say, Status, anthropic_reply
+from tests.llm.fake_endpoint import Calls, Delay, FakeEndpoint, Request, Say, Scripted, Status, anthropic_reply
 
 SCRIPT_OVER = "The script is over."
 MCP_PREFIX = "mcp__discogym"  # how both CLIs name the tools of an MCP server called "discogym"
@@ -44,6 +45,7 @@ class ScriptedEndpoint(FakeEndpoint):
     """
 
     model_path = "/v1/messages"
+    choose: Callable[[dict[str, Any]], Scripted | None] | None = None  # when set, replies by request, not in order
 
     def __enter__(self) -> Self:
         self.start()
@@ -89,7 +91,7 @@ class ScriptedEndpoint(FakeEndpoint):
                 if self.path.split("?")[0] != endpoint.model_path:
                     self._send(404, b'{"error": {"type": "not_found", "message": "not served here"}}')
                     return
-                scripted = endpoint._next_scripted()
+                scripted = endpoint.choose(body) if endpoint.choose is not None else endpoint._next_scripted()
                 if isinstance(scripted, Delay):  # wait, then answer as if the script were over
                     time.sleep(scripted.seconds)
                     scripted = None
@@ -128,6 +130,7 @@ class AnthropicEndpoint(ScriptedEndpoint):
     """Anthropic's Messages API as Claude Code calls it. Point ``ANTHROPIC_BASE_URL`` at :attr:`root`."""
 
     model_path = "/v1/messages"
+    choose: Callable[[dict[str, Any]], Scripted | None] | None = None  # when set, replies by request, not in order
 
     def content_type(self, body: dict[str, Any]) -> str:
         return "text/event-stream" if body.get("stream") else "application/json"

@@ -2,11 +2,15 @@
 
 import asyncio
 import base64
+import json
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import mcp_types as types
 import pytest
@@ -62,7 +66,7 @@ def call(url: str, tool: str, args: dict[str, Any]) -> Future[types.CallToolResu
 
 def test_a_client_lists_the_tools_as_given_and_the_bridge_notes_that_it_connected(served):
     bridge, url = served
-    assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+    assert url.startswith("http://127.0.0.1:") and "/episodes/" in url and url.endswith("/mcp")
     assert not bridge.tools_listed
 
     async def play(client: Client) -> tuple[types.Implementation | None, str | None, list[types.Tool]]:
@@ -162,11 +166,12 @@ def test_a_client_still_connected_does_not_hold_up_closing():
     pending.exception(WAIT)  # the client is done, however it took the server's going
 
 
-def test_two_bridges_serve_at_once_on_different_ports():
+def test_bridges_share_the_processs_one_server_each_episode_at_its_own_url():
     first, second = ToolBridge(TOOLS), ToolBridge(TOOLS[:1])
     try:
         urls = first.start(), second.start()
         assert urls[0] != urls[1]
+        assert {urlsplit(url).netloc for url in urls} == {urlsplit(urls[0]).netloc}  # one server, one port
 
         async def names(client: Client) -> list[str]:
             return [tool.name for tool in (await client.list_tools()).tools]
@@ -175,3 +180,26 @@ def test_two_bridges_serve_at_once_on_different_ports():
     finally:
         first.close()
         second.close()
+
+
+def post(url: str) -> tuple[int, str]:
+    """The status and body of an MCP ping POSTed to ``url``."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, body, headers), timeout=WAIT) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.read().decode()
+
+
+def test_an_episode_is_not_served_under_another_token_nor_once_it_is_over():
+    bridge = ToolBridge(TOOLS)
+    url = bridge.start()
+    assert post(url.replace("/episodes/", "/episodes/x"))[0] == 404
+    assert post(url.removesuffix("/mcp"))[0] == 404
+    assert post(url)[0] != 404
+    bridge.close()
+    assert post(url) == (404, "no such episode (or it is over)")
+    with pytest.raises(Exception):  # noqa: B017 - the client's own error type for a 404 is its business
+        connect(url, lambda client: client.list_tools()).result(WAIT)

@@ -9,6 +9,8 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -71,6 +73,44 @@ def test_a_cli_plays_an_episode_that_is_scored_from_its_log_with_its_tokens(cli,
     assert str(tmp_path) not in seen and "ground_truth" not in seen  # no path to the run, no hidden answer
 
 
+def submit_then_stop(body: dict[str, Any]) -> Calls | Say:
+    """Each CLI's script, whichever runs first: submit the answer, and stop once a tool has answered."""
+    answered = "tool_result" in json.dumps(body) or "function_call_output" in json.dumps(body)
+    return Say("done") if answered else Calls([("submit", json.dumps({"n": DIGIT}))])
+
+
+def test_cli_episodes_play_in_worker_processes(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        endpoint.choose = submit_then_stop
+        done = run_cli_agent(cli, endpoint, tmp_path, "--repeats", "3", "--workers", "2")
+    assert done.returncode == 0, done.stderr
+    episodes = list(RunDir(tmp_path).iter_episodes())
+    assert sorted(e.key.repeat for e in episodes) == [0, 1, 2]
+    assert all(e.score.success and e.outcome.termination == "submitted" for e in episodes)
+
+
+def test_a_runs_episodes_share_one_tool_server_each_at_its_own_url(claude, tmp_path, monkeypatch):
+    urls: list[str] = []
+    start = bridge.ToolBridge.start
+
+    def noted_start(self: bridge.ToolBridge) -> str:
+        urls.append(start(self))
+        return urls[-1]
+
+    monkeypatch.setattr(bridge.ToolBridge, "start", noted_start)
+    register_suite(suite)
+    agent = AgentOptions(name="cli", model=CLIS["claude-code"][0], options={"cli": "claude-code"})
+    with AnthropicEndpoint() as endpoint:
+        endpoint.choose = submit_then_stop
+        for name, value in endpoint_environment("claude-code", endpoint).items():
+            monkeypatch.setenv(name, value)
+        config = RunConfig.for_suite(suite, [agent], split="tiny", tasks=["tiny-00"], repeats=2)
+        summary = Runner(suite, config, tmp_path).run()
+    assert summary.complete, summary.faults
+    assert len(urls) == 2 and len(set(urls)) == 2
+    assert len({urlsplit(url).netloc for url in urls}) == 1  # one server for the run
+
+
 def test_a_cli_that_stops_without_ending_is_a_complete_episode_stopped_by_the_agent(cli, tmp_path):
     with CLIS[cli][1]() as endpoint:
         endpoint.script.extend([Calls([("probe", json.dumps({"n": 5}))]), Say("I give up")])
@@ -80,6 +120,18 @@ def test_a_cli_that_stops_without_ending_is_a_complete_episode_stopped_by_the_ag
     assert [e.call.tool for e in episode.events] == ["probe"]
     assert episode.outcome.termination == "agent_stopped" and episode.score.success is False
     assert episode.outcome.final_usage is not None and episode.outcome.final_usage.input_tokens > 0
+
+
+def test_a_cli_at_its_turn_limit_ends_the_episode_as_turn_limit_scored_with_its_tokens(cli, tmp_path):
+    with CLIS[cli][1]() as endpoint:
+        probes = [Calls([("probe", json.dumps({"n": n}))]) for n in (5, 6, 7)]
+        endpoint.script.extend([*probes, Say("stopping")])
+        done = run_cli_agent(cli, endpoint, tmp_path, "--agent-opt", "max_turns=2")
+    assert done.returncode == 0, done.stderr
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert [e.call.args for e in episode.events] == [{"n": 5}, {"n": 6}]  # Claude Code's limit or discogym's
+    assert episode.outcome.termination == "turn_limit" and episode.score.success is False
+    assert episode.usage().input_tokens > 0
 
 
 def test_an_endpoint_that_fails_is_a_fault_and_a_rerun_completes_the_set(cli, tmp_path):

@@ -47,6 +47,7 @@ OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
 # How a CLI that ended by itself ended, as the episode's termination.
 ENDINGS = {"completed": "agent_stopped", "max_turns": "turn_limit", "budget": COST_LIMIT}
+OVER = "the episode is over; stop"
 PROVIDERS = {"claude-code": ("anthropic",), "codex": ("openai", "openai-compatible")}
 
 
@@ -88,6 +89,7 @@ class CliAgent(Agent):
         self.process: subprocess.Popen[bytes] | None = None
         self.folder: tempfile.TemporaryDirectory[str] | None = None
         self.deadline = 0.0
+        self.calls_made = 0  # tool calls the CLI made, for the turn limit of a CLI that has none
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -162,7 +164,10 @@ class CliAgent(Agent):
             self.bridge.answer(history[-1].result)
         while True:
             call = self.bridge.next_call(POLL_S)
+            if call is not None and self.calls_made >= self.cli.max_turns and self.cli.cli == "codex":
+                return self._turn_limit()
             if call is not None:
+                self.calls_made += 1
                 return AgentDecision(call=call)
             if self.process.poll() is not None:
                 return self._ended(self.process.returncode)
@@ -175,13 +180,30 @@ class CliAgent(Agent):
         any further call with an error: the episode is over), and return what it spent: the meter's count when
         it ran, else the CLI's report, None when the CLI does not end in time or says nothing readable (the
         episode itself is complete either way)."""
-        assert self.bridge is not None and self.process is not None
+        assert self.bridge is not None
         self.bridge.answer(history[-1].result)
+        return self._spent(self._let_it_end())
+
+    def _turn_limit(self) -> AgentDecision:
+        """The CLI asked for a tool call past ``max_turns`` (Codex, which has no turn limit of its own): refuse
+        it, let the CLI end by itself, and end the episode as ``turn_limit``."""
+        assert self.bridge is not None
+        self.bridge.answer(ToolResult.failure(f"the limit of {self.cli.max_turns} tool calls is reached: {OVER}"))
+        return AgentDecision(usage=self._spent(self._let_it_end()), termination="turn_limit")
+
+    def _let_it_end(self) -> CliReport | None:
+        """Wait for the CLI to end by itself, answering any further call with an error (the episode is over);
+        its report, None if it does not end in time."""
+        assert self.bridge is not None and self.process is not None
         deadline = min(self.deadline, time.monotonic() + FINISH_S)
         while self.process.poll() is None and time.monotonic() < deadline:
             if self.bridge.next_call(POLL_S) is not None:
-                self.bridge.answer(ToolResult.failure("the episode is over; stop"))
-        report = self._report(self.process.returncode) if self.process.poll() is not None else None
+                self.bridge.answer(ToolResult.failure(OVER))
+        return self._report(self.process.returncode) if self.process.poll() is not None else None
+
+    def _spent(self, report: CliReport | None) -> Usage | None:
+        """What the episode spent: the meter's count when it ran, else the report of a CLI that ended well,
+        else unknown (None)."""
         if self.meter is not None:
             return self._usage(report or CliReport())
         return None if report is None or report.fault is not None else self._usage(report)

@@ -1,33 +1,46 @@
-"""One episode's tools as an MCP server whose calls the agent loop answers.
+"""Episodes' tools as MCP servers whose calls the agent loop answers.
 
 An agent CLI (Claude Code, Codex) is an MCP client: it decides what to call, and discogym's agent loop, which
-owns the episode, runs each call and hands the result back. :class:`ToolBridge` joins the two: it serves the
-episode's tools over streamable HTTP on 127.0.0.1 in a thread of its own, queues each incoming call for the
-loop's :meth:`ToolBridge.next_call` and returns the loop's :meth:`ToolBridge.answer` to the waiting client.
+owns the episode, runs each call and hands the result back. :class:`ToolBridge` joins the two: it offers one
+episode's tools at a URL of its own, queues each incoming call for the loop's :meth:`ToolBridge.next_call` and
+returns the loop's :meth:`ToolBridge.answer` to the waiting client.
+
+All bridges of a process share one streamable-HTTP server on 127.0.0.1 (an ephemeral port, a thread and event
+loop of its own, started with the first bridge): a run has one server, or one per worker process with
+``--workers N``. Each episode is served under a path holding an unguessable token, ``/episodes/TOKEN/mcp``,
+only while the episode lasts: a client cannot reach another episode's tools, nor its own once it is over.
 """
 
 import asyncio
+import atexit
+import os
 import queue
+import secrets
 import socket
 import threading
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
 import uvicorn
 from mcp.server import Server, ServerRequestContext
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.types import Receive, Scope, Send
 
 from discogym import __version__
 from discogym.core.tools import ToolCall, ToolResult, ToolSpec
 from discogym.interfaces.mcp.server import MAX_REQUEST_BYTES, tool_result_content
 
 SERVER_NAME = "discogym"
-START_TIMEOUT = 30.0  # seconds the server may take to start accepting connections
-STOP_TIMEOUT = 5.0  # seconds close() waits for the server thread
+START_TIMEOUT = 30.0  # seconds the server, or an episode's sessions, may take to start
+STOP_TIMEOUT = 5.0  # seconds closing an episode waits for its calls in flight and sessions to end
 CLOSED_TEXT = "the episode is over: its tool server has closed"
+EPISODE_PATH = "/episodes/{token}/mcp"
+T = TypeVar("T")
 
 
 @dataclass
@@ -44,47 +57,140 @@ class _Pending:
         self.answered.set()
 
 
+@dataclass
+class _Mounted:
+    """An episode's MCP app as the shared server serves it."""
+
+    app: Starlette
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    posts: set["asyncio.Task[Any]"] = field(default_factory=set)  # requests in flight that are not event streams
+    holder: "asyncio.Task[None] | None" = None  # the task inside the app's lifespan (its MCP sessions)
+
+
 class _Uvicorn(uvicorn.Server):
-    """A uvicorn server that says when it has started (or failed to), and that ends its MCP sessions when
-    it stops: uvicorn waits for open responses to end, and a client's event stream never does."""
+    """A uvicorn server that says when it has started (or failed to)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        super().__init__(uvicorn.Config(self._tracked, log_level="warning", interface="asgi3"))
-        self._app = app
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
         self.startup_done = threading.Event()
-        self._posts: set[asyncio.Task[Any]] = set()  # requests in flight that are not event streams
-
-    async def _tracked(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """The app, noting which POST requests (tool calls among them) are in flight."""
-        task = asyncio.current_task()
-        if scope["type"] != "http" or scope["method"] != "POST" or task is None:
-            return await self._app(scope, receive, send)
-        self._posts.add(task)
-        try:
-            await self._app(scope, receive, send)
-        finally:
-            self._posts.discard(task)
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         """Start as uvicorn does, then tell the waiting thread."""
+        self.loop = asyncio.get_running_loop()
         try:
             await super().startup(sockets)
         finally:
             self.startup_done.set()
 
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        """Let the calls in flight send their answers, end the MCP sessions (and with them their event
-        streams), then stop as uvicorn does."""
-        if self._posts:
-            await asyncio.wait(set(self._posts), timeout=STOP_TIMEOUT / 2)
-        await self.lifespan.shutdown()
-        await super().shutdown(sockets)
+
+class _SharedServer:
+    """The process's HTTP server for every episode's tools: routes ``/episodes/TOKEN/...`` to the episode
+    mounted under TOKEN, anything else to 404."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(listener.getsockname()[1])
+        self._episodes: dict[str, _Mounted] = {}  # touched on the server's event loop only
+        config = uvicorn.Config(self._dispatch, log_level="warning", interface="asgi3", lifespan="off")
+        self._server = server = _Uvicorn(config)
+        self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [listener]}, name=f"discogym-tools-{self.port}", daemon=True
+        )
+        self._thread.start()
+        if not server.startup_done.wait(START_TIMEOUT) or not server.started:
+            self.stop()
+            listener.close()
+            raise RuntimeError(f"the episodes' tool server did not start serving on port {self.port}")
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self._server.should_exit
+
+    def mount(self, token: str, app: Starlette) -> None:
+        """Serve ``app`` (its MCP sessions started) under ``/episodes/TOKEN``."""
+        self._run(self._mount(token, app), START_TIMEOUT)
+
+    def unmount(self, token: str) -> None:
+        """Stop serving ``token``: new requests get 404, calls in flight send their answers, open sessions (and
+        with them their event streams, which never end by themselves) are ended."""
+        self._run(self._unmount(token), STOP_TIMEOUT)
+
+    def stop(self) -> None:
+        """Stop the server (at the process's exit)."""
+        self._server.should_exit = True
+        self._thread.join(STOP_TIMEOUT)
+
+    def _run(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
+        """Run ``work`` on the server's event loop and wait for it."""
+        assert self._server.loop is not None  # set before startup_done
+        return asyncio.run_coroutine_threadsafe(work, self._server.loop).result(timeout)
+
+    async def _mount(self, token: str, app: Starlette) -> None:
+        mounted = _Mounted(app)
+        entered = asyncio.Event()
+
+        async def hold() -> None:
+            async with app.router.lifespan_context(app):
+                entered.set()
+                await mounted.stop.wait()
+
+        mounted.holder = asyncio.create_task(hold())
+        waiting = asyncio.create_task(entered.wait())
+        await asyncio.wait({mounted.holder, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()
+        if mounted.holder.done():
+            mounted.holder.result()  # the sessions failed to start: raise why
+        self._episodes[token] = mounted
+
+    async def _unmount(self, token: str) -> None:
+        mounted = self._episodes.pop(token, None)
+        if mounted is None:
+            return
+        if mounted.posts:
+            await asyncio.wait(set(mounted.posts), timeout=STOP_TIMEOUT / 2)
+        mounted.stop.set()
+        assert mounted.holder is not None
+        await asyncio.wait({mounted.holder}, timeout=STOP_TIMEOUT / 2)
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Hand the request to its episode's app, noting which POST requests (tool calls among them) are in
+        flight."""
+        parts = scope.get("path", "").split("/")
+        mounted = self._episodes.get(parts[2]) if len(parts) > 2 and parts[1] == "episodes" else None
+        if scope["type"] != "http" or mounted is None:
+            if scope["type"] == "http":
+                await PlainTextResponse("no such episode (or it is over)", status_code=404)(scope, receive, send)
+            return
+        task = asyncio.current_task()
+        if scope["method"] != "POST" or task is None:
+            return await mounted.app(scope, receive, send)
+        mounted.posts.add(task)
+        try:
+            await mounted.app(scope, receive, send)
+        finally:
+            mounted.posts.discard(task)
+
+
+_shared: _SharedServer | None = None
+_shared_lock = threading.Lock()
+
+
+def _shared_server() -> _SharedServer:
+    """The process's tool server, started the first time it is needed (again in a forked child)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None or _shared.pid != os.getpid() or not _shared.alive:
+            _shared = _SharedServer()
+            atexit.register(_shared.stop)
+        return _shared
 
 
 class ToolBridge:
-    """An MCP server (streamable HTTP on 127.0.0.1, an ephemeral port, in its own thread with its own event
-    loop) offering one episode's tools. Each tool call a client makes is handed to the agent loop:
-    next_call() returns it, answer() sends its result back to the waiting client.
+    """One episode's tools, served by the process's MCP server at a URL of the episode's own. Each tool call
+    a client makes is handed to the agent loop: next_call() returns it, answer() sends its result back to the
+    waiting client.
 
     Calls are taken one at a time: a second call made while one is waiting for its answer waits its turn.
     """
@@ -98,8 +204,8 @@ class ToolBridge:
         self._closed = False
         self._turn = anyio.Lock()  # used on the server's event loop only
         self._listed = threading.Event()
-        self._server: _Uvicorn | None = None
-        self._thread: threading.Thread | None = None
+        self._server: _SharedServer | None = None
+        self._token = secrets.token_urlsafe(16)
 
     @property
     def tools_listed(self) -> bool:
@@ -107,22 +213,18 @@ class ToolBridge:
         return self._listed.is_set()
 
     def start(self) -> str:
-        """Start the server; return its URL, ``http://127.0.0.1:PORT/mcp``, once it accepts connections."""
-        if self._thread is not None:
+        """Start serving; return the episode's URL, ``http://127.0.0.1:PORT/episodes/TOKEN/mcp``, once it
+        accepts connections."""
+        if self._server is not None:
             raise RuntimeError("the tool bridge has already been started")
-        listener = socket.create_server(("127.0.0.1", 0))
-        port = int(listener.getsockname()[1])
-        app = self._mcp_server().streamable_http_app(host="127.0.0.1", max_request_body_size=MAX_REQUEST_BYTES)
-        self._server = server = _Uvicorn(app)
-        self._thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [listener]}, name=f"discogym-bridge-{port}", daemon=True
+        path = EPISODE_PATH.format(token=self._token)
+        app = self._mcp_server().streamable_http_app(
+            streamable_http_path=path, host="127.0.0.1", max_request_body_size=MAX_REQUEST_BYTES
         )
-        self._thread.start()
-        if not server.startup_done.wait(START_TIMEOUT) or not server.started:
-            self.close()
-            listener.close()
-            raise RuntimeError(f"the tool bridge did not start serving on port {port}")
-        return f"http://127.0.0.1:{port}/mcp"
+        server = _shared_server()
+        server.mount(self._token, app)
+        self._server = server
+        return f"http://127.0.0.1:{server.port}{path}"
 
     def next_call(self, timeout: float) -> ToolCall | None:
         """The next call a client made, or None if none came within ``timeout`` seconds (or the bridge is
@@ -149,7 +251,7 @@ class ToolBridge:
         pending.settle(result)
 
     def close(self) -> None:
-        """Stop the server. A client still waiting for an answer gets an error result first."""
+        """Stop serving the episode. A client still waiting for an answer gets an error result first."""
         with self._state:
             self._closed = True
             waiting = [self._current] if self._current is not None else []
@@ -159,10 +261,9 @@ class ToolBridge:
         for pending in waiting:
             if not pending.answered.is_set():
                 pending.settle(ToolResult.failure(CLOSED_TEXT))
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(STOP_TIMEOUT)
+        server, self._server = self._server, None
+        if server is not None and server.alive:
+            server.unmount(self._token)
 
     def _mcp_server(self) -> Server[Any]:
         """The MCP server: the tools as given, each call handed over to the agent loop."""
