@@ -34,6 +34,12 @@ def codex() -> Path:
     return installed("codex")
 
 
+@pytest.fixture(params=["claude-code", "codex"])
+def cli(request: pytest.FixtureRequest, claude: Path, codex: Path) -> str:
+    """Each CLI in turn (the test skips, saying so, unless both are installed)."""
+    return str(request.param)
+
+
 @dataclass
 class McpServer:
     """A running ``discogym mcp toy --transport http``: its URL and the run directory its episodes go to."""

@@ -8,7 +8,8 @@ Claude Code and Codex use, scripted reply by reply.
 
 Both are the server of :mod:`tests.llm.fake_endpoint` with other answers. Each model request takes the next
 entry of ``script``: ``Say(text)`` ends the turn with that text, ``Calls([(tool, json_arguments), ...])`` calls
-tools of the discogym MCP server by their bare names (the endpoint namespaces them the way each CLI expects),
+tools of the discogym MCP server by their bare names (the endpoint namespaces them the way each CLI expects; a
+name ``builtin:NAME`` calls the CLI's own tool NAME),
 ``Status(code)`` fails. When the script is over the endpoint says :data:`SCRIPT_OVER` and ends the turn. A test
 whose CLIs run at once sets ``choose`` instead: it picks each reply from the request's body. Every request is
 kept in ``requests``, so a test can see the prompt and the tools the CLI offered the model.
@@ -25,6 +26,12 @@ from tests.llm.fake_endpoint import Calls, Delay, FakeEndpoint, Request, Say, Sc
 
 SCRIPT_OVER = "The script is over."
 MCP_PREFIX = "mcp__discogym"  # how both CLIs name the tools of an MCP server called "discogym"
+BUILTIN = "builtin:"  # a scripted call of "builtin:NAME" calls the CLI's own tool NAME, not an MCP tool
+
+
+def mcp_name(name: str) -> tuple[str | None, str]:
+    """The namespace and name a scripted tool call is sent under."""
+    return (None, name.removeprefix(BUILTIN)) if name.startswith(BUILTIN) else (MCP_PREFIX, name)
 
 
 def token_counts(sent: Any, text: str, calls: list[tuple[str, str]]) -> tuple[int, int]:
@@ -130,13 +137,12 @@ class AnthropicEndpoint(ScriptedEndpoint):
     """Anthropic's Messages API as Claude Code calls it. Point ``ANTHROPIC_BASE_URL`` at :attr:`root`."""
 
     model_path = "/v1/messages"
-    choose: Callable[[dict[str, Any]], Scripted | None] | None = None  # when set, replies by request, not in order
 
     def content_type(self, body: dict[str, Any]) -> str:
         return "text/event-stream" if body.get("stream") else "application/json"
 
     def reply(self, body: dict[str, Any], text: str, calls: list[tuple[str, str]], number: int) -> Iterator[bytes]:
-        named = [(f"{MCP_PREFIX}__{name}", arguments) for name, arguments in calls]
+        named = [("__".join(filter(None, mcp_name(name))), arguments) for name, arguments in calls]
         message = anthropic_reply(body, text, named, number)
         if not body.get("stream"):
             yield json.dumps(message).encode()
@@ -178,16 +184,10 @@ class ResponsesEndpoint(ScriptedEndpoint):
             content = [{"type": "output_text", "text": text, "annotations": []}]
             items.append({"type": "message", "id": f"msg_{number}", "role": "assistant", "content": content})
         for i, (name, arguments) in enumerate(calls):
-            call_id = f"call_{number}_{i}"
+            namespace, bare = mcp_name(name)
+            item = {"type": "function_call", "id": f"fc_{number}_{i}", "call_id": f"call_{number}_{i}"}
             items.append(
-                {
-                    "type": "function_call",
-                    "id": f"fc_{number}_{i}",
-                    "call_id": call_id,
-                    "namespace": MCP_PREFIX,
-                    "name": name,
-                    "arguments": arguments,
-                }
+                {**item, **({"namespace": namespace} if namespace else {}), "name": bare, "arguments": arguments}
             )
         for index, item in enumerate(items):
             yield sse(

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
-
 from discogym.agent_clis import OPTIONS, bridge
 from discogym.agent_clis.agent import CliSettings
 from discogym.core import AgentOptions, register_suite
@@ -43,11 +41,6 @@ def run_cli_agent(cli: str, endpoint: ScriptedEndpoint, out: Path, *extra: str):
     return run_discogym(
         *args, "--tasks", "tiny-00", "--out", str(out), "--json", *extra, **endpoint_environment(cli, endpoint)
     )
-
-
-@pytest.fixture(params=sorted(CLIS))
-def cli(request, claude, codex) -> str:
-    return str(request.param)
 
 
 def test_a_cli_plays_an_episode_that_is_scored_from_its_log_with_its_tokens(cli, tmp_path):
