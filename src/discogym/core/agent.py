@@ -69,6 +69,7 @@ class AgentContext:
     brief_images: list[ToolImage] = field(default_factory=list)
     hints: dict[str, Any] = field(default_factory=dict)  # privileged knowledge, for a suite's own solvers only
     example_action: Callable[[], str | None] = field(default=lambda: None)  # one valid action, as a person types it
+    role: str | None = None  # None for the episode's agent; a sub-agent's role (e.g. "scientist") otherwise
 
 
 class Agent(ABC):

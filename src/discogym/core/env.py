@@ -6,10 +6,11 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from discogym.core.episode import SubSession
 from discogym.core.errors import ToolError
 from discogym.core.tools import (
     TOOL_MARKER,
@@ -77,6 +78,21 @@ class _Meter:
     def __init__(self) -> None:
         self.steps = 0
         self.termination: str | None = None
+
+
+class SubAgents(Protocol):
+    """What the harness lends an environment whose tool hands work to a sub-agent (see
+    :meth:`Env.run_sub_agent`)."""
+
+    def run(self, env: "Env", role: str) -> SubSession:
+        """Let a sub-agent in ``role`` play ``env`` to its end; its session."""
+        ...
+
+
+NO_SUB_AGENTS = (
+    "this session has no sub-agent to hand the question to: sub-agents are made by `discogym run` (or `play`) "
+    "from the episode's own agent"
+)
 
 
 class Env(ABC):
@@ -153,6 +169,20 @@ class Env(ABC):
     def outcome(self) -> dict[str, Any]:
         """A suite-specific summary of how the episode ended, stored in the episode file."""
         return {}
+
+    def lend_sub_agents(self, sub_agents: SubAgents) -> None:
+        """Called by the harness before the first call when it can make sub-agents for the episode."""
+        self.__dict__["_discogym_sub_agents"] = sub_agents
+
+    def run_sub_agent(self, env: "Env", role: str) -> SubSession:
+        """From a tool handler: let a sub-agent of the episode's own kind and model, in ``role``, play ``env``
+        (an environment the handler made, e.g. SciCrafter's scientist lab) to its end, and return its session.
+        The harness logs the session with the call that ran it and counts its cost. A ToolError when the
+        harness lent no sub-agents (an outside client over MCP)."""
+        sub_agents: SubAgents | None = self.__dict__.get("_discogym_sub_agents")
+        if sub_agents is None:
+            raise ToolError(NO_SUB_AGENTS)
+        return sub_agents.run(env, role)
 
     def close(self) -> None:  # noqa: B027 (an optional hook: most environments hold nothing)
         """Release what the environment holds (processes, servers, files, sockets); nothing by default.

@@ -63,13 +63,43 @@ class EpisodeKey(BaseModel):
 
 
 class Event(BaseModel):
-    """One step of the log: the agent's call, the environment's result, and the agent's cost."""
+    """One step of the log: the agent's call, the environment's result, and the agent's cost. ``session`` is
+    the sub-agent's session the call ran, if it ran one (SciCrafter's scientist answering the engineer);
+    left out of the file otherwise."""
 
     step: int
     call: ToolCall
     result: ToolResult
     agent_message: str | None = None
     usage: Usage | None = None
+    session: "SubSession | None" = Field(default=None, exclude_if=lambda session: session is None)
+
+    def total_usage(self) -> Usage:
+        """The call's cost with its sub-agent session's."""
+        total = self.usage or Usage()
+        return total + self.session.usage() if self.session is not None else total
+
+
+class SubSession(BaseModel):
+    """A sub-agent's session inside one tool call: the agent the harness made for ``role`` (the same kind and
+    model as the episode's agent), its calls on the environment the tool opened for it, and how it ended."""
+
+    role: str
+    brief: str
+    events: list[Event]
+    termination: str
+    agent_message: str | None = None
+    final_usage: Usage | None = None
+
+    def usage(self) -> Usage:
+        """Tokens and cost of the session."""
+        total = self.final_usage or Usage()
+        for event in self.events:
+            total = total + event.total_usage()
+        return total
+
+
+Event.model_rebuild()
 
 
 Status = Literal["completed", "error"]
@@ -138,11 +168,10 @@ class Episode(BaseModel):
     provenance: Provenance
 
     def usage(self) -> Usage:
-        """Tokens and cost summed over the episode."""
-        total = Usage()
-        for usage in [event.usage for event in self.events] + [self.outcome.final_usage]:
-            if usage is not None:
-                total = total + usage
+        """Tokens and cost summed over the episode, its sub-agents' sessions included."""
+        total = self.outcome.final_usage or Usage()
+        for event in self.events:
+            total = total + event.total_usage()
         return total
 
     def to_json(self) -> bytes:

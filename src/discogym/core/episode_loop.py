@@ -23,11 +23,13 @@ from discogym.core.episode import (
     Provenance,
     Score,
     StepTiming,
+    SubSession,
 )
 from discogym.core.errors import InfrastructureError, ToolError
 from discogym.core.human import ABANDONED
 from discogym.core.jsonsafe import json_safe
 from discogym.core.provenance import git_commit, platform_name, python_version
+from discogym.core.seeding import derive_seed
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
@@ -74,6 +76,10 @@ def _guard_env_callback(method: Callable[..., _T]) -> Callable[..., _T]:
     return guarded
 
 
+class _SubAgentFailed(Exception):
+    """A sub-agent failed (a bug in it, not an infrastructure fault): the episode's agent error."""
+
+
 class EpisodeStopped(Exception):
     """The episode ended with an error of the environment or agent, already recorded."""
 
@@ -106,6 +112,7 @@ class EpisodeRecorder:
         self.final_usage: Usage | None = None
         self.agent_output: str | None = None
         self.spent = Usage()
+        self.sub_agents: _SubAgentRunner | None = None
 
     @contextmanager
     def blame(self, termination: str) -> Iterator[None]:
@@ -117,6 +124,8 @@ class EpisodeRecorder:
             raise
         except _EnvCallbackError as err:
             self._fail(ENV_ERROR, err.__cause__ or err)
+        except _SubAgentFailed as err:
+            self._fail(AGENT_ERROR, err.__cause__ or err)
         except Exception as err:
             self._fail(termination, err)
 
@@ -168,15 +177,26 @@ class EpisodeRecorder:
     ) -> ToolResult:
         """Run one tool call and log it with the agent's message, cost and thinking time."""
         started = time.perf_counter()
+        if usage is not None:  # counted first: a sub-agent the call runs spends from what is left
+            self.spent = self.spent + usage
         with self.blame(ENV_ERROR):
             result = self._env().call(call.tool, call.args)
+        session = self.sub_agents.take() if self.sub_agents is not None else None
+        if session is not None:
+            self.spent = self.spent + session.usage()
         self.events.append(
-            Event(step=len(self.events) + 1, call=call, result=result, agent_message=message, usage=usage)
+            Event(
+                step=len(self.events) + 1, call=call, result=result, agent_message=message, usage=usage, session=session
+            )
         )
         self.timings.append(StepTiming(agent_s=agent_s, env_s=time.perf_counter() - started))
-        if usage is not None:
-            self.spent = self.spent + usage
         return result
+
+    def lend_sub_agents(self) -> None:
+        """Let the environment's tools run sub-agents of the episode's own agent kind and model (an episode
+        the runner plays; an outside client's episode has none)."""
+        self.sub_agents = _SubAgentRunner(self)
+        self._env().lend_sub_agents(self.sub_agents)
 
     def stop(self, termination: str, message: str | None = None, usage: Usage | None = None) -> None:
         """End the episode for a reason outside the environment (the agent stopped, a budget ran out)."""
@@ -275,6 +295,90 @@ class EpisodeRecorder:
             events=self.events,
             outcome=outcome,
             provenance=provenance,
+        )
+
+
+class _SubAgentRunner:
+    """Plays sub-agent sessions for an episode's tools (:meth:`Env.run_sub_agent`): each with a new agent made
+    from the episode's agent options, on the environment the tool gives, until it ends; the recorder logs the
+    session with the call that ran it."""
+
+    def __init__(self, recorder: EpisodeRecorder) -> None:
+        self.recorder = recorder
+        self.count = 0
+        self.finished: SubSession | None = None
+
+    def take(self) -> SubSession | None:
+        """The session the last call ran, if any."""
+        session, self.finished = self.finished, None
+        return session
+
+    def run(self, env: Env, role: str) -> SubSession:
+        if self.finished is not None:
+            raise RuntimeError("a tool call may run one sub-agent session")
+        recorder, planned = self.recorder, self.recorder.planned
+        self.count += 1
+        try:
+            agent = make_agent(recorder.suite, planned.agent)
+            try:
+                session = self._play(agent, env, role, derive_seed("sub-agent", planned.agent_seed, self.count))
+            finally:
+                agent.close()
+        except (InfrastructureError, KeyboardInterrupt, EpisodeStopped):
+            raise
+        except Exception as err:
+            raise _SubAgentFailed(_describe(err)) from err
+        self.finished = session
+        return session
+
+    def _play(self, agent: Agent, env: Env, role: str, seed: int) -> SubSession:
+        brief = env.brief()
+        agent.start(
+            AgentContext(
+                brief=brief,
+                tools=env.tool_specs(),
+                seed=seed,
+                valid_calls=env.valid_calls,
+                parse_text_action=env.parse_text_action,
+                text_prompt=env.text_prompt(),
+                system_prompt=env.system_prompt(),
+                example_action=env.example_action,
+                role=role,
+            )
+        )
+        budget = self.recorder.planned.agent
+        events: list[Event] = []
+        history: list[Turn] = []
+        spent = Usage()
+        while not env.done:
+            exhausted = budget.over_budget(self.recorder.spent + spent)
+            if exhausted is not None:
+                return SubSession(role=role, brief=brief, events=events, termination=exhausted)
+            decision = agent.act(history)
+            if decision.call is None:
+                return SubSession(
+                    role=role,
+                    brief=brief,
+                    events=events,
+                    termination=decision.termination or AGENT_STOPPED,
+                    agent_message=decision.message,
+                    final_usage=decision.usage,
+                )
+            result = env.call(decision.call.tool, decision.call.args)
+            events.append(
+                Event(
+                    step=len(events) + 1,
+                    call=decision.call,
+                    result=result,
+                    agent_message=decision.message,
+                    usage=decision.usage,
+                )
+            )
+            spent = spent + (decision.usage or Usage())
+            history.append(Turn(call=decision.call, result=result))
+        termination = env.termination or "unknown"
+        return SubSession(
+            role=role, brief=brief, events=events, termination=termination, final_usage=agent.finish(history)
         )
 
 
@@ -403,6 +507,7 @@ def play_episode(
     try:
         try:
             recorder.open()
+            recorder.lend_sub_agents()
             player = _make_agent(recorder, agent)
             try:
                 _agent_loop(recorder, _start_agent(recorder, player))
