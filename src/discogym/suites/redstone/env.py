@@ -15,6 +15,7 @@ from discogym.core.errors import ToolError, UserError
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
+from discogym.suites.redstone.book import BookFormat, ScientistNotes
 from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.lab import lab_world, the_button
 from discogym.suites.redstone.tasks import TaskSpec
@@ -29,11 +30,32 @@ SUBMITTED = "submitted"
 
 
 class Presentation(BaseModel):
-    """A condition: the plain task, or the task with its level's hint keyword."""
+    """A condition: the plain task, or the task with its level's hint keyword; with or without the scientist
+    sub-agent, whose knowledge book takes ``book_format``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     hint: bool = False
+    scientist: bool = False
+    book_format: BookFormat = "claim"
+
+
+class TrialBudget:
+    """The task's verification trials, shared by the engineer and its scientists."""
+
+    def __init__(self, limit: int = TRIAL_BUDGET) -> None:
+        self.limit = limit
+        self.used = 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
+
+
+class QuestionArgs(ToolArgs):
+    question: str = Field(
+        min_length=1, max_length=4000, description="one question about how the game behaves, for an experiment"
+    )
 
 
 class SetBlockArgs(ToolArgs):
@@ -71,13 +93,17 @@ class RedstoneEnv(Env):
 
     limits: ClassVar[Limits] = Limits(max_steps=MAX_STEPS)
 
-    def __init__(self, spec: TaskSpec, presentation: Presentation) -> None:
+    def __init__(self, spec: TaskSpec, presentation: Presentation, budget: TrialBudget | None = None) -> None:
         self.spec = spec
         self.presentation = presentation
         self.region = check.region_of(spec)
         self.device: dict[Pos, Block] = {}
         self.sim = Simulator(lab_world({}, self.region))
-        self.trials = 0
+        self.budget = budget or TrialBudget()
+        self.notes = ScientistNotes.model_validate({"book": {"format": presentation.book_format}})
+        self.book_before = self.notes.book.model_copy(deep=True)
+        self.questions = 0
+        self.trials = 0  # this environment's own presses (the engineer's, or one scientist session's)
         self.rebuilds = 0
         self.edits = 0
         self._edited_since_trial = False
@@ -111,7 +137,25 @@ class RedstoneEnv(Env):
         ]
         if self.presentation.hint and spec.hint:
             lines += ["", f"Hint: {spec.hint}"]
+        if self.presentation.scientist:
+            lines += [
+                "",
+                "ask_scientist(question) hands a question about the game's mechanics to the scientist, who answers "
+                "it by experiments in a separate lab (its presses count against the same trial budget) and keeps "
+                "the knowledge book. The knowledge book (laws found by experiment so far):",
+                self.notes.book.render(),
+            ]
         return "\n".join(lines)
+
+    def tools(self) -> list[Any]:
+        return [t for t in self.declared_tools() if t.name != "ask_scientist" or self.presentation.scientist]
+
+    def system_prompt(self) -> str | None:
+        if not self.presentation.scientist:
+            return None
+        from discogym.suites.redstone.scientist import ENGINEER_PROMPT
+
+        return ENGINEER_PROMPT
 
     # Tools
 
@@ -176,11 +220,12 @@ class RedstoneEnv(Env):
         button = the_button(self.device)
         if isinstance(button, str):
             raise ToolError(f"cannot press: {button}")
-        if self.trials >= TRIAL_BUDGET:
-            raise ToolError(f"all {TRIAL_BUDGET} verification trials are used")
+        if self.budget.left <= 0:
+            raise ToolError(f"all {self.budget.limit} verification trials are used")
         self.sim.run_until_quiet(EDIT_RUN_LIMIT)  # a button still on from an edit's run comes up first
         self.sim.run(1)  # the press gets a tick of its own, after the edits' changes
         self.trials += 1
+        self.budget.used += 1
         self._edited_since_trial = False
         pressed_at = self.sim.time
         before = self.sim.change_count()
@@ -188,7 +233,8 @@ class RedstoneEnv(Env):
         self.sim.run_until_quiet(check.RUN_LIMIT, at_least=check.QUIET_AFTER)
         changes = self.sim.change_count() - before
         text = (
-            f"trial {self.trials} of {TRIAL_BUDGET}: pressed the button at {format_pos(button)} at tick {pressed_at}; "
+            f"trial {self.budget.used} of {self.budget.limit}: pressed the button at {format_pos(button)} "
+            f"at tick {pressed_at}; "
             f"the world ran to tick {self.sim.time} with {changes} block-state changes "
             f"(get_event_stream since={pressed_at} lists them; typed: events {pressed_at})"
         )
@@ -205,6 +251,22 @@ class RedstoneEnv(Env):
             lines.append(f"... {len(events) - len(shown)} more; ask again with since={since} (typed: events {since})")
         header = f"{len(events)} changes since tick {args.since} (now tick {self.sim.time})"
         return ToolResult(text="\n".join([header, *lines]), data={"events": len(events)})
+
+    @tool(QuestionArgs)
+    def ask_scientist(self, args: QuestionArgs) -> ToolResult:
+        """Ask the scientist a question about the game's mechanics. It runs experiments in its own lab (its
+        presses come off your trial budget), updates the knowledge book and answers."""
+        from discogym.suites.redstone.scientist import ScientistLab
+
+        lab = ScientistLab(self.spec, self.budget, self.notes, args.question)
+        session = self.run_sub_agent(lab, "scientist")
+        self.questions += 1
+        answer = lab.answer_text or f"(no answer: the scientist's session ended with {session.termination})"
+        text = (
+            f"The scientist's answer ({lab.trials} trials used; {self.budget.left} of {self.budget.limit} left):\n"
+            f"{answer}\n\nThe knowledge book now:\n{self.notes.book.render()}"
+        )
+        return ToolResult(text=text, data={"scientist_trials": lab.trials, "answered": lab.answer_text is not None})
 
     @tool(NoArgs)
     def submit(self, args: NoArgs) -> ToolResult:
@@ -268,10 +330,21 @@ class RedstoneEnv(Env):
             "check": self.report().document(),
             "passed": submitted and self.report().passed,
             "trials": self.trials,
+            "scientist_trials": self.budget.used - self.trials,
             "rebuilds": self.rebuilds,
             "edits": self.edits,
             "blocks": len(self.device),
             "device": [f"{x} {y} {z} {block}" for (x, y, z), block in sorted(self.device.items())],
+            **(self._scientist_outcome() if self.presentation.scientist else {}),
+        }
+
+    def _scientist_outcome(self) -> dict[str, Any]:
+        """The scientist's part of the outcome: the questions, the book before and after, the reports."""
+        return {
+            "questions": self.questions,
+            "book_before": self.book_before.model_dump(mode="json"),
+            "book_after": self.notes.book.model_dump(mode="json"),
+            "reports": [report.model_dump(mode="json") for report in self.notes.reports],
         }
 
     def valid_calls(self) -> list[ToolCall]:

@@ -25,6 +25,27 @@ CONDITIONS = (
         description="the task file and its level's hint keyword (e.g. Signal-Strength-Decay)",
         params=Presentation(hint=True).model_dump(),
     ),
+    Condition(
+        name="scientist",
+        description="the task file and ask_scientist: a scientist sub-agent that experiments in its own lab and "
+        "keeps a claim-proof-constraints-example knowledge book",
+        params=Presentation(scientist=True).model_dump(),
+    ),
+    Condition(
+        name="hint+scientist",
+        description="the hint keyword and the scientist (claim-proof-constraints-example book)",
+        params=Presentation(hint=True, scientist=True).model_dump(),
+    ),
+    Condition(
+        name="hint+scientist-summary",
+        description="as hint+scientist, the book a free summary (the paper's consolidation ablation)",
+        params=Presentation(hint=True, scientist=True, book_format="summary").model_dump(),
+    ),
+    Condition(
+        name="hint+scientist-finding",
+        description="as hint+scientist, the book in finding-explanation-example entries",
+        params=Presentation(hint=True, scientist=True, book_format="finding").model_dump(),
+    ),
 )
 
 
@@ -109,7 +130,11 @@ def score(episode: Episode) -> Score:
     from the logged edits, then evaluated); ``outcome.env`` is only cross-checked. Components keep what the
     report needs."""
     spec = spec_of(episode.task)
-    verdict = recompute(spec, episode.events)
+    presentation = Presentation.model_validate(episode.condition.params)
+    verdict = recompute(spec, episode.events, presentation)
+    recomputed = verdict.model_dump()
+    if "scientist_trials" not in episode.outcome.env and not verdict.scientist_trials:
+        del recomputed["scientist_trials"]  # an episode written before the scientist existed
     components: dict[str, Any] = {
         "family": spec.family,
         "level": spec.level,
@@ -119,7 +144,8 @@ def score(episode: Episode) -> Score:
         "edits": verdict.edits,
         "blocks": verdict.blocks,
         "failures": len(verdict.check["failures"]),
-        CACHE_MISMATCH: cache_mismatch(verdict.model_dump(), episode.outcome.env),
+        "scientist_trials": verdict.scientist_trials,
+        CACHE_MISMATCH: cache_mismatch(recomputed, episode.outcome.env),
     }
     return Score(value=1.0 if verdict.passed else 0.0, success=verdict.passed, components=components)
 

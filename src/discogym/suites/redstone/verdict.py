@@ -5,8 +5,9 @@ the environment's own rules: the arguments are validated as the environment vali
 by the environment's parser, a block outside the build region or without support changes nothing, and blocks
 that lose their support drop with the edit (:meth:`~discogym.suites.redstone.world.World.place`). The world's
 dynamics are not replayed: what happens between edits never changes which blocks stand where. Trials are the
-``activate_button`` calls made while the device had exactly one button and the budget was not spent. The walk
-stops where the environment stopped taking calls: after ``submit`` or at the step limit. The evaluator
+``activate_button`` calls made while the device had exactly one button and the budget was not spent; the budget is
+shared with the scientist's sessions logged inside ``ask_scientist`` calls, whose labs are replayed the same way.
+The walk stops where the environment stopped taking calls: after ``submit`` or at the step limit. The evaluator
 (:func:`~discogym.suites.redstone.check.evaluate`) then presses the rebuilt device's button and checks the
 contract.
 """
@@ -19,11 +20,12 @@ from pydantic import BaseModel
 from discogym.core.crosscheck import accepted_args
 from discogym.core.episode import Event
 from discogym.core.errors import ToolError, UserError
-from discogym.core.tools import ToolCall
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, Block, Pos
-from discogym.suites.redstone.env import MAX_STEPS, TRIAL_BUDGET, Presentation, RedstoneEnv, SetBlockArgs
+from discogym.suites.redstone.book import ScientistNotes
+from discogym.suites.redstone.env import MAX_STEPS, Presentation, RedstoneEnv, SetBlockArgs, TrialBudget
 from discogym.suites.redstone.lab import lab_world, the_button
+from discogym.suites.redstone.scientist import LAB_STEPS, ScientistLab
 from discogym.suites.redstone.tasks import TaskSpec
 
 
@@ -34,6 +36,7 @@ class DeviceLog:
     device: dict[Pos, Block] = field(default_factory=dict)
     submitted: bool = False
     trials: int = 0
+    scientist_trials: int = 0
     rebuilds: int = 0
     edits: int = 0
     edited_since_trial: bool = False
@@ -47,17 +50,19 @@ class DeviceLog:
 
 
 class DeviceReplay:
-    """Replays the device-changing calls of a log on the task's empty lab."""
+    """Replays the device-changing calls of a log on the task's empty lab (the engineer's, or a scientist's)."""
 
-    def __init__(self, spec: TaskSpec) -> None:
+    def __init__(self, spec: TaskSpec, env: RedstoneEnv, budget: TrialBudget) -> None:
         self.spec = spec
         self.region = check.region_of(spec)
         self.world = lab_world({}, self.region)
-        self._env = RedstoneEnv(spec, Presentation())  # its argument models and block parser, never its simulator
+        self._env = env  # its tools' argument models and its block parser, never its simulator
+        self.budget = budget
         self.log = DeviceLog()
 
-    def apply(self, call: ToolCall) -> None:
-        """Apply one logged call, as the environment applied it."""
+    def apply(self, event: Event) -> None:
+        """Apply one logged call (and the scientist's session it ran), as the environment applied it."""
+        call = event.call
         args = accepted_args(self._env.tools(), call)
         if isinstance(args, SetBlockArgs):
             self._set_block(args)
@@ -65,6 +70,17 @@ class DeviceReplay:
             self._trial()
         elif call.tool == "submit" and args is not None:
             self.log.submitted = True
+        elif call.tool == "clear_lab" and args is not None:
+            self.world = lab_world({}, self.region)
+            self.log.device.clear()
+        elif call.tool == "ask_scientist" and args is not None and event.session is not None:
+            self._scientist(event.session.events)
+
+    def _scientist(self, events: list[Event]) -> None:
+        lab = DeviceReplay(self.spec, ScientistLab(self.spec, TrialBudget(), ScientistNotes(), ""), self.budget)
+        for event in events[:LAB_STEPS]:
+            lab.apply(event)
+        self.log.scientist_trials += lab.log.trials
 
     def _set_block(self, args: SetBlockArgs) -> None:
         pos = (args.x, args.y, args.z)
@@ -87,17 +103,18 @@ class DeviceReplay:
         self.log.count_edit()
 
     def _trial(self) -> None:
-        if isinstance(the_button(self.log.device), str) or self.log.trials >= TRIAL_BUDGET:
+        if isinstance(the_button(self.log.device), str) or self.budget.left <= 0:
             return
         self.log.trials += 1
+        self.budget.used += 1
         self.log.edited_since_trial = False
 
 
-def replay_device(spec: TaskSpec, events: list[Event]) -> DeviceLog:
+def replay_device(spec: TaskSpec, events: list[Event], presentation: Presentation | None = None) -> DeviceLog:
     """The device and counters the logged calls produce, up to the submit or the step limit."""
-    replay = DeviceReplay(spec)
+    replay = DeviceReplay(spec, RedstoneEnv(spec, presentation or Presentation()), TrialBudget())
     for event in events[:MAX_STEPS]:
-        replay.apply(event.call)
+        replay.apply(event)
         if replay.log.submitted:
             break
     return replay.log
@@ -114,12 +131,13 @@ class RedstoneVerdict(BaseModel):
     edits: int
     blocks: int
     device: list[str]
+    scientist_trials: int
 
 
-def recompute(spec: TaskSpec, events: list[Event]) -> RedstoneVerdict:
+def recompute(spec: TaskSpec, events: list[Event], presentation: Presentation | None = None) -> RedstoneVerdict:
     """The evaluator's verdict on the device the log rebuilds, whether it was submitted and passed, and the
     counters."""
-    log = replay_device(spec, events)
+    log = replay_device(spec, events, presentation)
     report = check.evaluate(spec, log.device)
     return RedstoneVerdict(
         submitted=log.submitted,
@@ -130,4 +148,5 @@ def recompute(spec: TaskSpec, events: list[Event]) -> RedstoneVerdict:
         edits=log.edits,
         blocks=len(log.device),
         device=[f"{x} {y} {z} {block}" for (x, y, z), block in sorted(log.device.items())],
+        scientist_trials=log.scientist_trials,
     )
