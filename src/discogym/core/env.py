@@ -170,6 +170,11 @@ class Env(ABC):
         """A suite-specific summary of how the episode ended, stored in the episode file."""
         return {}
 
+    def continue_from(self, carried: dict[str, Any]) -> None:  # noqa: B027 - an optional hook
+        """Called before the brief is read when the episode continues a curriculum chain: ``carried`` is what
+        :meth:`Suite.carry_forward` took from the episode before. Environments of suites with a curriculum
+        override it; the default ignores it."""
+
     def lend_sub_agents(self, sub_agents: SubAgents) -> None:
         """Called by the harness before the first call when it can make sub-agents for the episode."""
         self.__dict__["_discogym_sub_agents"] = sub_agents

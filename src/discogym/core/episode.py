@@ -35,6 +35,10 @@ class EpisodeKey(BaseModel):
     token_limit: int | None = None
     cost_limit: float | None = None
     repeat: int = Field(default=0, ge=0)
+    # How the task was played: None for on its own, "curriculum" for a link of a chain (a suite's levels in
+    # order, each starting from what the one before left). Left out of the key when None, so keys of runs
+    # before settings existed are unchanged.
+    setting: str | None = Field(default=None, exclude_if=lambda setting: setting is None)
 
     def __hash__(self) -> int:
         return hash(self.canonical())
@@ -42,6 +46,10 @@ class EpisodeKey(BaseModel):
     def canonical(self) -> str:
         """A stable JSON encoding of the key."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    def condition_label(self) -> str:
+        """The condition, with the setting when there is one: ``hint+scientist@curriculum``."""
+        return self.condition if self.setting is None else f"{self.condition}@{self.setting}"
 
     def agent_label(self) -> str:
         """The agent's name, with its ``--agent-opt`` settings and budgets if any: ``replay[transcript=a.json]``."""
@@ -55,6 +63,8 @@ class EpisodeKey(BaseModel):
     def file_stem(self) -> str:
         """A readable, filesystem-safe, unique name: the key's parts plus a digest of the whole key."""
         parts = [self.task, self.condition, self.agent, self.model or "-", f"r{self.repeat}"]
+        if self.setting is not None:
+            parts.append(self.setting)
         readable = _UNSAFE.sub("_", "~".join(parts))[:120]
         # A leading dot would hide the file (dotfiles are atomic_write's temporaries, skipped by readers).
         readable = _LEADING_DOTS.sub(lambda dots: "_" * len(dots.group()), readable)
@@ -166,6 +176,9 @@ class Episode(BaseModel):
     score: Score = Field(default_factory=Score)
     audit: JsonDict = Field(default_factory=dict)
     provenance: Provenance
+    # What the episode started from, carried from the one before it in a curriculum chain (e.g. a knowledge
+    # book); left out of the file when None.
+    carried: JsonDict | None = Field(default=None, exclude_if=lambda carried: carried is None)
 
     def usage(self) -> Usage:
         """Tokens and cost summed over the episode, its sub-agents' sessions included."""

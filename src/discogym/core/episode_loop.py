@@ -54,6 +54,8 @@ class PlannedEpisode(BaseModel):
     run_seed: int
     env_seed: int
     agent_seed: int
+    after: EpisodeKey | None = None  # the episode before it in its curriculum chain
+    carried: dict[str, Any] | None = None  # what that episode left for this one (set when it is queued)
 
 
 def _describe(err: BaseException) -> str:
@@ -144,6 +146,8 @@ class EpisodeRecorder:
         """Make the environment and read its brief and tools."""
         with self.blame(ENV_ERROR):
             self.env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
+            if self.planned.carried is not None:
+                self.env.continue_from(self.planned.carried)
             self.brief = self.env.brief()
             self.brief_images = self.env.brief_images()
             self.tools = self.env.tool_specs()
@@ -295,6 +299,7 @@ class EpisodeRecorder:
             events=self.events,
             outcome=outcome,
             provenance=provenance,
+            carried=planned.carried,
         )
 
 

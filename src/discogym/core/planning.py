@@ -5,6 +5,7 @@ here, so an episode's key and seeds do not depend on how it was started.
 """
 
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +22,9 @@ from discogym.core.task import Condition, Task
 # The most episodes one run may plan: far beyond any real run, and small enough that planning (a list of
 # planned episodes in memory) stays quick. A larger --repeats or grid is refused before anything is planned.
 MAX_PLANNED_EPISODES = 1_000_000
+# How tasks are played: each on its own, or as a suite's curriculum chains (Suite.curriculum).
+Setting = Literal["independent", "curriculum"]
+CURRICULUM = "curriculum"
 
 
 class RunConfig(BaseModel):
@@ -35,6 +39,7 @@ class RunConfig(BaseModel):
     agents: list[AgentOptions]
     repeats: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES)
     seed: int = Field(default=0, ge=0, lt=2**63)
+    setting: Setting = "independent"
     discogym_version: str = __version__
 
     @classmethod
@@ -49,6 +54,7 @@ class RunConfig(BaseModel):
         repeats: int = 1,
         seed: int = 0,
         skipped: list[str] | None = None,
+        setting: Setting = "independent",
     ) -> "RunConfig":
         """A configuration with the suite's defaults (first split, first condition) for what is not given,
         and agent names resolved and checked."""
@@ -63,6 +69,7 @@ class RunConfig(BaseModel):
             agents=resolve_agents(suite, requested, skipped),
             repeats=repeats,
             seed=seed,
+            setting=setting,
         )
 
 
@@ -130,21 +137,28 @@ def plan_episodes(suite: Suite, config: RunConfig) -> list[PlannedEpisode]:
     """The episodes of a run in a fixed order: tasks, then conditions, then agents, then repeats.
 
     An episode asked for twice (the same task or agent named twice, ``reference`` and the solver it
-    stands for) is planned once.
+    stands for) is planned once. In the curriculum setting the tasks come as the suite's chains, and each
+    episode names the one before it in its chain (same condition, agent and repeat).
     """
     tasks = selected_tasks(suite, config)
     conditions = [suite.condition(name) for name in config.conditions]
     check_plan_size(len(tasks), len(conditions), len(config.agents), config.repeats)
+    chains = suite.curriculum(tasks) if config.setting == CURRICULUM else [[task] for task in tasks]
+    setting = CURRICULUM if config.setting == CURRICULUM else None
     planned = []
     seen: set[EpisodeKey] = set()
-    for task in tasks:
+    for chain in chains:
         for condition in conditions:
             for agent in config.agents:
                 for repeat in range(config.repeats):
-                    item = plan_episode(suite.name, task, condition, agent, repeat, config.seed)
-                    if item.key not in seen:
-                        seen.add(item.key)
-                        planned.append(item)
+                    before: EpisodeKey | None = None
+                    for task in chain:
+                        item = plan_episode(suite.name, task, condition, agent, repeat, config.seed, setting)
+                        item = item.model_copy(update={"after": before})
+                        before = item.key
+                        if item.key not in seen:
+                            seen.add(item.key)
+                            planned.append(item)
     return planned
 
 
@@ -160,7 +174,13 @@ def check_plan_size(tasks: int, conditions: int, agents: int, repeats: int) -> N
 
 
 def plan_episode(
-    suite_name: str, task: Task, condition: Condition, agent: AgentOptions, repeat: int, run_seed: int
+    suite_name: str,
+    task: Task,
+    condition: Condition,
+    agent: AgentOptions,
+    repeat: int,
+    run_seed: int,
+    setting: str | None = None,
 ) -> PlannedEpisode:
     """One episode with its key and seeds (the runner's and every interface's way of making one)."""
     key = EpisodeKey(
@@ -173,6 +193,7 @@ def plan_episode(
         token_limit=agent.token_limit,
         cost_limit=agent.cost_limit,
         repeat=repeat,
+        setting=setting,
     )
     return PlannedEpisode(
         key=key,

@@ -39,8 +39,8 @@ def group_by(episodes: Iterable[Episode], key: Callable[[Episode], GroupKey]) ->
 
 
 def agent_key(episode: Episode) -> AgentKey:
-    """(agent label, model or ``-``, condition): the key of a row in a suite's own tables."""
-    return (episode.key.agent_label(), episode.key.model or "-", episode.key.condition)
+    """(agent label, model or ``-``, condition with its setting): the key of a row in a suite's own tables."""
+    return (episode.key.agent_label(), episode.key.model or "-", episode.key.condition_label())
 
 
 def by_agent(episodes: Iterable[Episode]) -> list[tuple[AgentKey, list[Episode]]]:

@@ -78,6 +78,7 @@ class Runner:
         self.interrupted = False
         self._queue: deque[PlannedEpisode] = deque()
         self._attempts: dict[EpisodeKey, int] = {}
+        self._waiting: dict[EpisodeKey, list[PlannedEpisode]] = {}  # curriculum links, by the one they follow
 
     def _check_previous_config(self) -> None:
         path = self.run_dir.config_path
@@ -109,11 +110,16 @@ class Runner:
         self.run_dir.remove_temporary_files()
         summary = RunSummary(run_dir=self.run_dir.root, planned=len(planned))
         finished = []
+        finished_keys: set[EpisodeKey] = set()
         for item in planned:
             episode = self.run_dir.read_episode(item.key)
             if episode is None or not made_as_planned(episode, item):  # a copy from another run is played again
-                self._queue.append(item)
+                if item.after is None or item.after in finished_keys:
+                    self._enqueue(item)
+                else:
+                    self._waiting.setdefault(item.after, []).append(item)
             else:
+                finished_keys.add(item.key)
                 finished.append(EpisodeSummary.of(episode))
         summary.skipped = len(finished)
         self.listener.started(len(planned), finished)
@@ -145,7 +151,17 @@ class Runner:
                     self._fault(summary, report.planned, report.message)
                 self._stop_if_interrupted()
 
+    def _enqueue(self, item: PlannedEpisode) -> None:
+        """Queue ``item``; a curriculum link gets what the episode before it (written by now) carries forward."""
+        if item.after is not None:
+            before = self.run_dir.read_episode(item.after)
+            assert before is not None, "a curriculum link is queued only once the episode before it is written"
+            item = item.model_copy(update={"carried": self.suite.carry_forward(before)})
+        self._queue.append(item)
+
     def _record(self, summary: RunSummary, done: EpisodeSummary) -> None:
+        for item in self._waiting.pop(done.key, []):
+            self._enqueue(item)
         summary.written += 1
         summary.errors += done.status == "error"
         if done.score is not None:

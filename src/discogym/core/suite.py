@@ -4,7 +4,7 @@ import os
 from abc import ABC, abstractmethod
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from discogym.core.agent import AgentFactory
 from discogym.core.env import Env
@@ -47,6 +47,17 @@ class Suite(ABC):
     @abstractmethod
     def conditions(self) -> list[Condition]:
         """The presentation variants; the first is the default."""
+
+    def curriculum(self, tasks: list[Task]) -> list[list[Task]]:
+        """``tasks`` as curriculum chains (``--setting curriculum``): each chain is played in order, each
+        episode starting from what the one before it left (:meth:`carry_forward`). Suites without a
+        curriculum raise UserError."""
+        raise UserError(f"suite '{self.name}' has no curriculum setting; use --setting independent")
+
+    def carry_forward(self, episode: Episode) -> dict[str, Any]:
+        """What the next episode of a curriculum chain starts from, taken from ``episode`` (its log and
+        outcome, never its hidden ground truth)."""
+        return {}
 
     @abstractmethod
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:

@@ -248,6 +248,15 @@ CostLimitOption = Annotated[float | None, typer.Option(help="Per-episode budget 
 RepeatsOption = Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")]
 SeedOption = Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")]
 WorkersOption = Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")]
+
+
+class SettingChoice(StrEnum):
+    """How a run plays its tasks (``--setting``)."""
+
+    independent = "independent"
+    curriculum = "curriculum"
+
+
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 
 
@@ -268,6 +277,13 @@ def run(
     cost_limit: CostLimitOption = None,
     repeats: RepeatsOption = 1,
     seed: SeedOption = 0,
+    setting: Annotated[
+        SettingChoice,
+        typer.Option(
+            help="independent: each task on its own; curriculum: the suite's chains in order (redstone: L1 to L5 "
+            "per family), each episode starting from what the one before left."
+        ),
+    ] = SettingChoice.independent,
     out: Annotated[Path | None, typer.Option(parser=out_folder, help="Run directory (default: runs/SUITE).")] = None,
     workers: WorkersOption = 1,
     retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
@@ -292,6 +308,7 @@ def run(
             repeats=repeats,
             seed=seed,
             skipped=skipped,
+            setting=setting.value,
         )
         for message in skipped:
             stderr.print(styled("skipped:", "yellow", message), highlight=False)

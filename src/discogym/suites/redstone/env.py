@@ -15,7 +15,7 @@ from discogym.core.errors import ToolError, UserError
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
-from discogym.suites.redstone.book import BookFormat, ScientistNotes
+from discogym.suites.redstone.book import BookFormat, KnowledgeBook, ScientistNotes
 from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.lab import lab_world, the_button
 from discogym.suites.redstone.tasks import TaskSpec
@@ -102,6 +102,7 @@ class RedstoneEnv(Env):
         self.budget = budget or TrialBudget()
         self.notes = ScientistNotes.model_validate({"book": {"format": presentation.book_format}})
         self.book_before = self.notes.book.model_copy(deep=True)
+        self.experience = ""  # from the level before, in a curriculum
         self.questions = 0
         self.trials = 0  # this environment's own presses (the engineer's, or one scientist session's)
         self.rebuilds = 0
@@ -137,6 +138,8 @@ class RedstoneEnv(Env):
         ]
         if self.presentation.hint and spec.hint:
             lines += ["", f"Hint: {spec.hint}"]
+        if self.experience:
+            lines += ["", self.experience]
         if self.presentation.scientist:
             lines += [
                 "",
@@ -149,6 +152,15 @@ class RedstoneEnv(Env):
 
     def tools(self) -> list[Any]:
         return [t for t in self.declared_tools() if t.name != "ask_scientist" or self.presentation.scientist]
+
+    def continue_from(self, carried: dict[str, Any]) -> None:
+        """The next level of a curriculum: start from the book (scientist conditions) and the experience note
+        the level before left."""
+        self.experience = str(carried.get("experience", ""))
+        book = carried.get("book")
+        if self.presentation.scientist and isinstance(book, dict):
+            self.notes.book = KnowledgeBook.model_validate({**book, "format": self.presentation.book_format})
+            self.book_before = self.notes.book.model_copy(deep=True)
 
     def system_prompt(self) -> str | None:
         if not self.presentation.scientist:

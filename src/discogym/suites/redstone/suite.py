@@ -14,7 +14,7 @@ from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.suites.redstone import agents
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
-from discogym.suites.redstone.tasks import FAMILIES, TaskSpec, packaged_tasks, read_task
+from discogym.suites.redstone.tasks import FAMILIES, LEVELS, TaskSpec, packaged_tasks, read_task
 from discogym.suites.redstone.verdict import recompute
 
 OFFICIAL = "official"
@@ -105,6 +105,16 @@ class RedstoneSuite(Suite):
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         return RedstoneEnv(spec_of(task), Presentation.model_validate(condition.params))
 
+    def curriculum(self, tasks: list[Task]) -> list[list[Task]]:
+        """One chain per family, its levels in order (L1 to L5, then generated levels by name)."""
+        chains: dict[str, list[Task]] = {}
+        for task in tasks:
+            chains.setdefault(spec_of(task).family, []).append(task)
+        return [sorted(chain, key=_level_order) for _, chain in sorted(chains.items())]
+
+    def carry_forward(self, episode: Episode) -> dict[str, Any]:
+        return carried_from(episode)
+
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"builder": agents.make_builder}
 
@@ -123,6 +133,35 @@ class RedstoneSuite(Suite):
         from discogym.suites.redstone.plots import redstone_plots
 
         return redstone_plots(episodes, out_dir)
+
+
+def _level_order(task: Task) -> tuple[int, str]:
+    level = spec_of(task).level
+    return (LEVELS.index(level) if level in LEVELS else len(LEVELS), level)
+
+
+EXPERIENCE_CHARS = 2000  # of the engineer's last message carried to the next level
+
+
+def carried_from(episode: Episode) -> dict[str, Any]:
+    """What the next level of a curriculum chain starts from: the knowledge book as this episode left it (or
+    as it started, if it ended in an error) and a short note of the experience: what was submitted, the trials
+    used and the engineer's last message. Nothing of the evaluator's verdict."""
+    env = episode.outcome.env
+    before = episode.carried or {}
+    book = env.get("book_after", before.get("book"))
+    lines = [
+        f"Previous level ({episode.key.task}): "
+        + (
+            f"you submitted a device of {env.get('blocks', 0)} blocks"
+            if env.get("submitted")
+            else "no device submitted"
+        )
+        + f"; {env.get('trials', 0)} of your trials and {env.get('scientist_trials', 0)} of the scientist's were used."
+    ]
+    if episode.outcome.agent_message:
+        lines.append(f"Your last note: {episode.outcome.agent_message[:EXPERIENCE_CHARS]}")
+    return {"book": book, "experience": "\n".join(lines)} if book is not None else {"experience": "\n".join(lines)}
 
 
 def score(episode: Episode) -> Score:
