@@ -19,6 +19,10 @@ Four designs (coordinates relative to the anchor; y = 0 is the layer on the floo
     4 gt give the 24 gt, and the button drives the trunk directly.
 - **Serpentine** (family C): button, repeater, lamp, repeater, lamp, ... along rows two apart, turning at the
   ends on lamps; the repeater after lamp i has the delay between lamps i and i + 1.
+
+The designs take the mechanics they rely on as a :class:`~discogym.suites.redstone.facts.Physics` (the game's own
+by default): the ``self-taught`` engineer builds from the numbers its knowledge book gives, so a wrong number
+gives a wrong device (or none, where the designs cannot meet the task with it).
 """
 
 from collections.abc import Iterator
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import Block, Pos, make_block
 from discogym.suites.redstone.check import region_of
+from discogym.suites.redstone.facts import MINECRAFT, Physics
 from discogym.suites.redstone.lab import Region
 from discogym.suites.redstone.tasks import MAX_STAGE_DELAY, TaskSpec
 
@@ -36,8 +41,6 @@ LAMP = make_block("redstone_lamp")
 STONE = make_block("stone")
 GLASS = make_block("glass")
 FLOOR_BUTTON = make_block("stone_button", face="floor")
-BUTTON_PULSE = 20  # gt a stone button stays on
-LAMP_OFF_DELAY = 4  # gt
 
 
 def repeater(facing: str, delay: int = 1) -> Block:
@@ -58,18 +61,21 @@ class Cluster:
         for k in range(1, self.length + 1):
             yield self.x, self.side * k
 
-    def lamp_cells(self) -> list[tuple[int, int]]:
-        """Where its lamps can go: fed lamp, the one toward x = 0, the one away from it, the one beyond."""
+    def lamp_cells(self, conducting: bool = True) -> list[tuple[int, int]]:
+        """Where its lamps can go: fed lamp, the one toward x = 0, the one away from it, the one beyond (the fed
+        lamp alone when lamps do not pass power on)."""
         row = self.side * (self.length + 1)
         step = 1 if self.x > 0 else -1
-        return [(self.x, row), (self.x - step, row), (self.x + step, row), (self.x, row + self.side)]
+        cells = [(self.x, row), (self.x - step, row), (self.x + step, row), (self.x, row + self.side)]
+        return cells if conducting else cells[:1]
 
 
 class _Layout:
     """Blocks placed relative to the anchor, kept inside the region."""
 
-    def __init__(self, region: Region) -> None:
+    def __init__(self, region: Region, physics: Physics = MINECRAFT) -> None:
         self.region = region
+        self.physics = physics
         self.blocks: Device = {}
 
     def put(self, x: int, z: int, block: Block, up: int = 0) -> None:
@@ -84,9 +90,10 @@ class _Layout:
         return self.region.contains((ax + x, ay, az + z))
 
 
-def build_device(spec: TaskSpec) -> Device:
-    """A device that passes ``spec`` (UserError where the designs cannot reach its parameters)."""
-    layout = _Layout(region_of(spec))
+def build_device(spec: TaskSpec, physics: Physics = MINECRAFT) -> Device:
+    """A device that passes ``spec`` if the game's mechanics are ``physics`` (UserError where the designs cannot
+    reach its parameters with them)."""
+    layout = _Layout(region_of(spec), physics)
     if spec.family == "C":
         _serpentine(layout, spec.contract.delays_ticks or [])
     elif spec.family == "A":
@@ -100,7 +107,7 @@ def build_device(spec: TaskSpec) -> Device:
         _comb(layout, _bucket_clusters(layout, spec.contract.target_distances or [], spec.lamps))
     else:
         tau = spec.contract.tau_ticks or 0
-        if 2 * tau == BUTTON_PULSE + LAMP_OFF_DELAY:
+        if 2 * tau == physics.button_pulse + physics.lamp_off_delay:
             layout.put(0, 0, FLOOR_BUTTON)
             slots = _slots(layout)
         else:
@@ -127,7 +134,7 @@ def _pick(layout: _Layout, slots: list[Cluster], lamps: int) -> list[Cluster]:
     for slot in slots:
         if left == 0:
             break
-        cells = [cell for cell in slot.lamp_cells() if layout.fits(*cell)][:left]
+        cells = [cell for cell in slot.lamp_cells(bool(layout.physics.lamp_conducts)) if layout.fits(*cell)][:left]
         chosen.append(Cluster(slot.x, slot.side, slot.length, tuple(cells)))
         left -= len(cells)
     if left:
@@ -151,6 +158,11 @@ def _bucket_clusters(layout: _Layout, distances: list[int], lamps: int) -> list[
 
 def _comb(layout: _Layout, clusters: list[Cluster], junction: bool = False) -> None:
     """The trunk along z = 0 (through the source at x = 0), the branches and their lamps."""
+    longest = max((abs(c.x) + c.length for c in clusters), default=0)
+    if longest > layout.physics.dust_reach:
+        raise UserError(
+            f"the comb needs dust runs of {longest} blocks; dust carries a signal {layout.physics.dust_reach}"
+        )
     xs = [c.x for c in clusters]
     for x in range(min([0, *xs]), max([0, *xs]) + 1):
         if x != 0 or junction:
@@ -171,8 +183,14 @@ def _branch_feed(layout: _Layout) -> None:
 
 
 def _edge_detector(layout: _Layout, tau: int) -> None:
-    """A pulse of (tau - 1) rt - 2 gt from torch T2 at (0, 0), starting 4 gt after the press."""
-    delay = tau - 1  # rt on the repeater line into Y
+    """A pulse from torch T2 at (0, 0) that keeps the lamps lit tau rt: T2 turns on two torch delays after the
+    press and off one torch delay after the repeater line (D settings) reaches Y; the lamps go dark a lamp
+    off-delay later, so they are lit D * repeater + lamp off-delay - torch gt, which sets D."""
+    physics = layout.physics
+    settings, rest = divmod(2 * tau - physics.lamp_off_delay + physics.torch_delay, physics.repeater_delay)
+    if rest:
+        raise UserError(f"no whole number of repeater settings gives tau = {tau} rt")
+    delay = settings  # repeater settings on the line into Y
     stages = [(0, -2), (0, -3), (0, -4), (0, -5)]
     if not 3 <= delay <= MAX_STAGE_DELAY * len(stages):
         raise UserError(f"the reference pulse shaper makes tau from 4 to {MAX_STAGE_DELAY * len(stages) + 1} rt")
@@ -200,7 +218,10 @@ def _serpentine(layout: _Layout, delays: list[int]) -> None:
     """Button, then (repeater, lamp) per stage along rows z = -10, -8, ... turning on lamps at the ends."""
     r = layout.region.radius
     path = list(_rows(-r, r, -r, r))
-    stages = [1, *delays]  # the first repeater only separates the button from lamp 1
+    step = layout.physics.repeater_delay
+    if any(2 * delay % step for delay in delays):
+        raise UserError(f"repeater settings of {step} gt cannot make the delays {delays} rt")
+    stages = [1, *(2 * delay // step for delay in delays)]  # the first repeater only separates the button
     if 2 * len(stages) + 1 > len(path):
         raise UserError(f"the reference delay line holds at most {(len(path) - 1) // 2} lamps")
     layout.put(*path[0], FLOOR_BUTTON)

@@ -14,6 +14,7 @@ from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.suites.redstone import agents
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
+from discogym.suites.redstone.self_taught import make_self_taught
 from discogym.suites.redstone.tasks import FAMILIES, LEVELS, TaskSpec, packaged_tasks, read_task
 from discogym.suites.redstone.verdict import recompute
 
@@ -116,7 +117,7 @@ class RedstoneSuite(Suite):
         return carried_from(episode)
 
     def reference_agents(self) -> dict[str, AgentFactory]:
-        return {"builder": agents.make_builder}
+        return {"builder": agents.make_builder, "self-taught": make_self_taught}
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         return {"spec": task.params["spec"]}
