@@ -134,7 +134,7 @@ def _pick(layout: _Layout, slots: list[Cluster], lamps: int) -> list[Cluster]:
     for slot in slots:
         if left == 0:
             break
-        cells = [cell for cell in slot.lamp_cells(bool(layout.physics.lamp_conducts)) if layout.fits(*cell)][:left]
+        cells = [cell for cell in slot.lamp_cells(layout.physics.lamp_conducts == 3) if layout.fits(*cell)][:left]
         chosen.append(Cluster(slot.x, slot.side, slot.length, tuple(cells)))
         left -= len(cells)
     if left:

@@ -21,7 +21,7 @@ class Physics:
     torch_delay: int = 2  # gt a torch takes to turn off once its block is powered (and on once it is not)
     lamp_off_delay: int = 4  # gt a lamp stays lit after losing power
     dust_reach: int = 15  # dust blocks a signal from a power source runs through
-    lamp_conducts: int = 1  # 1: a lamp that dust points into lights the lamps next to it; 0: it does not
+    lamp_conducts: int = 3  # how many of 3 lamps next to a lamp that dust points into light with it
 
 
 MINECRAFT = Physics()  # Java Edition 1.21, as the simulator implements it (../shared/specs/redstone.md)
