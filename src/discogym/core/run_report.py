@@ -336,7 +336,7 @@ def _planned(episode: Episode, config: RunConfig | None, run_dir: RunDir, warnin
         token_limit=key.token_limit,
         cost_limit=key.cost_limit,
     )
-    expected = plan_episode(key.suite, episode.task, episode.condition, agent, key.repeat, seed)
+    expected = plan_episode(key.suite, episode.task, episode.condition, agent, key.repeat, seed, key.setting)
     if (config is None or key.suite == config.suite) and made_as_planned(episode, expected):
         return True
     run = f"suite '{config.suite}', seed {seed}" if config else f"seed {seed}"

@@ -9,6 +9,7 @@ import pytest
 from discogym.core import AgentOptions
 from discogym.core.episode_loop import play_episode
 from discogym.core.planning import Setting, plan_episode
+from discogym.core.report_tables import ReportTable
 from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
 from discogym.suites.redstone.book import BookEntry, KnowledgeBook
@@ -94,3 +95,26 @@ def test_a_curriculum_killed_after_l2_resumes_at_l3_with_the_l2_book_and_ends_as
     files = {path.name: path.read_bytes() for path in RunDir(whole).episode_paths()}
     assert {path.name: path.read_bytes() for path in store.episode_paths()} == files
     assert all(files[name] == data for name, data in kept.items())
+
+
+def table(tables: list[ReportTable], title: str) -> list[list[object]]:
+    return next(t.rows for t in tables if t.title == title)
+
+
+def test_the_report_decomposes_the_gaps_and_counts_the_trials_per_family(tmp_path):
+    conditions = ["baseline", "hint", "hint+scientist", "hint+scientist-summary"]
+    settings: list[Setting] = ["independent", "curriculum"]
+    for setting in settings:
+        config = RunConfig.for_suite(suite, [SELF_TAUGHT], split="C", conditions=conditions, repeats=2, setting=setting)
+        Runner(suite, config, tmp_path / setting).run()
+    episodes = [e for setting in ("independent", "curriculum") for e in RunDir(tmp_path / setting).iter_episodes()]
+    tables = suite.report(episodes)
+    gaps = {(row[2], row[3]): row[4:] for row in table(tables, "redstone: gap decomposition (SciCrafter Table 1)")}
+    assert gaps[("curriculum", "baseline")] == [0.0, None, [0.0, 0.0], 2]
+    assert gaps[("curriculum", "discovery gap (hint+scientist - hint)")][0] == 1.0
+    assert gaps[("curriculum", "application gap (1 - hint+scientist)")][0] == 0.0
+    assert gaps[("independent", "consolidation gap (claim - summary book)")][0] == 0.0
+    assert ("curriculum", "w/ scientist alone") not in gaps  # that condition was not run
+    per_pass = {row[2]: row[7] for row in table(tables, "redstone: trials by family")}
+    # C's design needs the repeater delay: 12 presses to measure, 1 to check each device.
+    assert per_pass["hint+scientist@curriculum"] == 12 + 5 and per_pass["hint+scientist"] == 5 * (12 + 1)

@@ -185,6 +185,7 @@ def score(episode: Episode) -> Score:
         "blocks": verdict.blocks,
         "failures": len(verdict.check["failures"]),
         "scientist_trials": verdict.scientist_trials,
+        "questions": sum(event.call.tool == "ask_scientist" and event.session is not None for event in episode.events),
         CACHE_MISMATCH: cache_mismatch(recomputed, episode.outcome.env),
     }
     return Score(value=1.0 if verdict.passed else 0.0, success=verdict.passed, components=components)
