@@ -36,6 +36,7 @@ CLAUDE_ENV = {
     "DISABLE_ERROR_REPORTING",
     "DISABLE_AUTOUPDATER",
     "MCP_TIMEOUT",
+    "MCP_TOOL_TIMEOUT",
     "MCP_PROTOCOL_NEGOTIATION",
     "CLAUDE_CODE_MAX_RETRIES",
 }
@@ -140,6 +141,7 @@ def test_codex_launch_reaches_the_model_through_a_custom_provider_and_only_the_n
         "model_providers.discogym.stream_max_retries=2",
         f'mcp_servers.discogym.url="{MCP_URL}"',
         "mcp_servers.discogym.startup_timeout_sec=120",
+        "mcp_servers.discogym.tool_timeout_sec=1800",
         "mcp_servers.discogym.required=true",
         'mcp_servers.discogym.startup_readiness="catalog"',
         'mcp_servers.discogym.default_tools_approval_mode="approve"',

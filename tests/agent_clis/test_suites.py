@@ -91,3 +91,43 @@ def test_a_cli_cannot_read_the_run_directory_or_a_task_file_unless_its_own_tools
     sent = json.dumps([request.body for request in endpoint.model_requests])
     assert "isolating_p_holm" in TASK_FILE.read_text()
     assert ("4242-SECRET" in sent, "isolating_p_holm" in sent) == (builtin_tools, builtin_tools)
+
+
+def test_a_cli_engineer_asks_a_scientist_played_by_the_same_cli(cli, tmp_path):
+    """redstone's scientist condition: the engineer's ask_scientist runs a second CLI process (the sub-agent) on
+    the lab while the engineer's call waits; both sessions are in the one episode, with tokens."""
+    report = {part: "x" for part in ("research_question", "hypothesis", "design", "steps", "record", "results")}
+    report |= {"analysis": "x", "next_steps": "x"}
+    claim = {"title": "t", "claim": "c", "proof": "p", "constraints": "k", "example": "e"}
+    scientist = [
+        Calls(
+            [
+                (
+                    "set_block",
+                    json.dumps({"x": 0, "y": 4, "z": 0, "block": "stone_button", "properties": {"face": "floor"}}),
+                )
+            ]
+        ),
+        Calls([("activate_button", "{}")]),
+        Calls([("write_report", json.dumps(report))]),
+        Calls([("update_claims", json.dumps({"entries": [claim]}))]),
+        Calls([("answer", json.dumps({"answer": "20 game ticks"}))]),
+        Say("answered"),
+    ]
+    script = [Calls([("ask_scientist", json.dumps({"question": "How long is a button on?"}))]), *scientist]
+    script += [Calls([("submit", "{}")]), Say("done")]
+    done, _ = play(cli, "redstone", tmp_path, script, "--condition", "scientist")
+    assert done.returncode == 0, done.stderr
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    ask, submit = episode.events
+    assert ask.session is not None and ask.session.termination == "answered"
+    assert [e.call.tool for e in ask.session.events] == [
+        "set_block",
+        "activate_button",
+        "write_report",
+        "update_claims",
+        "answer",
+    ]
+    assert all(e.result.ok for e in ask.session.events), [e.result.text for e in ask.session.events]
+    assert "20 game ticks" in ask.result.text and submit.call.tool == "submit"
+    assert ask.session.usage().input_tokens > 0 and episode.outcome.env["scientist_trials"] == 1

@@ -138,6 +138,7 @@ class CliAgent(Agent):
             "workdir": workdir,
             "api_key": self.key,
             "builtin_tools": self.cli.builtin_tools,
+            "tool_timeout_s": self.cli.timeout_s,
         }
         if self.cli.cli == "claude-code":
             base_url = self.spec.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None

@@ -72,6 +72,7 @@ def claude_launch(
     max_turns: int,
     builtin_tools: bool,
     max_budget_usd: float | None = None,
+    tool_timeout_s: float = 1800.0,
 ) -> Launch:
     """``claude -p`` for one episode: only the MCP server at ``mcp_url`` (config written to ``home/mcp.json``),
     no settings, no session files, stream-json on stdout. Without ``builtin_tools`` the model is offered the MCP
@@ -98,6 +99,7 @@ def claude_launch(
         "DISABLE_ERROR_REPORTING": "1",
         "DISABLE_AUTOUPDATER": "1",
         "MCP_TIMEOUT": "120000",
+        "MCP_TOOL_TIMEOUT": str(int(tool_timeout_s * 1000)),  # a tool call may run a scientist's whole session
         "MCP_PROTOCOL_NEGOTIATION": "legacy",
         "CLAUDE_CODE_MAX_RETRIES": "2",
     }
@@ -117,6 +119,7 @@ def codex_launch(
     base_url: str,
     api_key: str,
     builtin_tools: bool,
+    tool_timeout_s: float = 1800.0,
 ) -> Launch:
     """``codex exec --json`` for one episode: the model through a custom Responses-API provider at ``base_url``
     (key in :data:`CODEX_KEY_VARIABLE`), the MCP server at ``mcp_url`` with its tool calls pre-approved, nothing
@@ -135,6 +138,7 @@ def codex_launch(
         f"{provider}.stream_max_retries=2",
         f"{server}.url={json.dumps(mcp_url)}",
         f"{server}.startup_timeout_sec=120",
+        f"{server}.tool_timeout_sec={tool_timeout_s:g}",  # a tool call may run a scientist's whole session
         f"{server}.required=true",
         f'{server}.startup_readiness="catalog"',
         f'{server}.default_tools_approval_mode="approve"',
