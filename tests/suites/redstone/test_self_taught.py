@@ -2,11 +2,12 @@
 agent as a sub-agent, measuring in its lab) and builds from the knowledge book alone; curriculum runs that carry
 the book from level to level, and resume mid-chain."""
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions
+from discogym.core import Agent, AgentDecision, AgentOptions, ToolCall, Turn
 from discogym.core.episode_loop import play_episode
 from discogym.core.planning import Setting, plan_episode
 from discogym.core.report_tables import ReportTable
@@ -52,7 +53,7 @@ def wrong_book(fact: str, value: int) -> dict[str, object]:
     """A book stating every fact right except ``fact``."""
     entries = [
         BookEntry(title=name, claim=FACTS[name].state(value if name == fact else getattr(MINECRAFT, name)))
-        for name in FACTS
+        for name in NEEDED["E"]  # E's design uses every fact a design uses
     ]
     return KnowledgeBook(format="claim", entries=entries).model_dump(mode="json")
 
@@ -118,3 +119,24 @@ def test_the_report_decomposes_the_gaps_and_counts_the_trials_per_family(tmp_pat
     per_pass = {row[2]: row[7] for row in table(tables, "redstone: trials by family")}
     # C's design needs the repeater delay: 12 presses to measure, 1 to check each device.
     assert per_pass["hint+scientist@curriculum"] == 12 + 5 and per_pass["hint+scientist"] == 5 * (12 + 1)
+
+
+class Asker(Agent):
+    """An engineer that asks the questions no design needs, then stops."""
+
+    QUESTIONS = (FACTS["dust_decay"].question, FACTS["repeater_locking"].question, "What colour is the sky?")
+
+    def act(self, history: Sequence[Turn]) -> AgentDecision:
+        if len(history) < len(self.QUESTIONS):
+            return AgentDecision(call=ToolCall(tool="ask_scientist", args={"question": self.QUESTIONS[len(history)]}))
+        return AgentDecision(message="thanks")
+
+
+def test_the_scientist_also_measures_dust_decay_and_repeater_locking_and_says_what_it_cannot_answer():
+    task = suite.tasks("official")[0]
+    planned = plan_episode("redstone", task, suite.condition("scientist"), SELF_TAUGHT, 0, 0)
+    episode, _ = play_episode(suite, planned, Asker())
+    decay, locking, sky = (event.result.text for event in episode.events)
+    assert FACTS["dust_decay"].read(decay) == 1 and FACTS["repeater_locking"].read(locking) == 3
+    assert "I can investigate only these questions" in sky
+    assert episode.outcome.env["scientist_trials"] == 3 + 6  # three presses for decay; three unlocked, three locked

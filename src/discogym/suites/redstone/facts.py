@@ -4,10 +4,12 @@ in the knowledge book and the ``self-taught`` engineer reads them back.
 Each fact has the question an engineer asks, the sentence a scientist writes (with the measured number) and the
 pattern that finds the number in a book's text, whatever its format. :class:`Physics` holds the numbers: the
 builder's designs are parameterised by it, so a device built from a book with a wrong number is built wrong.
+Two facts no design uses (how much dust decays per block, repeater locking) are measured all the same: the
+scientist answers the questions it is asked, not only the reference engineer's.
 """
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from discogym.suites.redstone.tasks import Family
 
@@ -82,6 +84,20 @@ FACTS = {
             r"carries the signal through (\d+) dust blocks",
         ),
         Fact(
+            "dust_decay",
+            "By how much does the signal strength of redstone dust drop from one dust block to the next?",
+            "Redstone dust drops {value} signal strength from one dust block to the next, starting from 15 next to "
+            "a button.",
+            r"dust drops (\d+) signal strength from one dust block to the next",
+        ),
+        Fact(
+            "repeater_locking",
+            "What does a powered repeater pointing into the side of another repeater do to it?",
+            "A repeater with a powered repeater pointing into its side is locked: its output stayed as it was in "
+            "{value} of 3 presses of its input (unlocked, it followed the input every time).",
+            r"its output stayed as it was in (\d) of 3 presses",
+        ),
+        Fact(
             "lamp_conducts",
             "Does a lamp that redstone dust points into light the lamps next to it?",
             "A lamp that dust points into lights {value} of 3 lamps placed next to it, in the same tick.",
@@ -105,14 +121,11 @@ def known_facts(text: str) -> dict[str, int]:
     return {name: value for name, fact in FACTS.items() if (value := fact.read(text)) is not None}
 
 
-def physics_from(facts: dict[str, int]) -> Physics:
-    """The physics the facts give (each fact must be there)."""
-    return Physics(**{field.name: facts[field.name] for field in fields(Physics)})
-
-
 def fact_for(question: str) -> Fact | None:
     """The fact a question asks about, by the question's words (the reference scientist's reading)."""
     words = question.lower()
+    if "repeater" in words and ("side" in words or "lock" in words):
+        return FACTS["repeater_locking"]
     if "repeater" in words:
         return FACTS["repeater_delay"]
     if "torch" in words:
@@ -121,7 +134,9 @@ def fact_for(question: str) -> Fact | None:
         return FACTS["lamp_conducts"]
     if "lamp" in words:
         return FACTS["lamp_off_delay"]
-    if "dust" in words or "far" in words or "strength" in words:
+    if "dust" in words and ("drop" in words or "decay" in words or "strength" in words):
+        return FACTS["dust_decay"]
+    if "dust" in words or "far" in words:
         return FACTS["dust_reach"]
     if "button" in words:
         return FACTS["button_pulse"]

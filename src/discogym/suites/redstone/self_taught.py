@@ -13,8 +13,9 @@ in the book's format and answers.
 """
 
 import re
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from discogym.core.agent import Agent, AgentContext, AgentDecision, Turn
@@ -117,6 +118,11 @@ class Trial:
         """The first tick ``pos`` took ``name=value``."""
         return next((c.tick for c in self.changes if c.pos == pos and c.prop(name) == value), None)
 
+    def first_value(self, pos: tuple[int, int, int], name: str, wanted: Callable[[str], bool]) -> str | None:
+        """The first value of ``name`` at ``pos`` that ``wanted`` accepts."""
+        values = (c.prop(name) for c in self.changes if c.pos == pos)
+        return next((value for value in values if value is not None and wanted(value)), None)
+
 
 class BudgetSpent(Exception):
     """A press was refused: the trial budget is spent."""
@@ -206,6 +212,8 @@ EXAMPLES = {
     "lamp_off_delay": "A lamp fed by a pulse stays lit for the pulse plus that many game ticks.",
     "dust_reach": "Put a repeater before the signal has run through that many dust blocks.",
     "lamp_conducts": "One fed lamp lights a cluster of up to four lamps in the same tick.",
+    "dust_decay": "Count the dust blocks from the source to know the strength a branch starts with.",
+    "repeater_locking": "A locked repeater holds a signal: a latch that remembers a press.",
 }
 
 
@@ -370,6 +378,61 @@ def measure_conduction(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
     return (yield from repeated(m, "neighbouring lamps lit with the fed lamp", lit_with))
 
 
+def measure_decay(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
+    source, line = (-10, 4, 0), [(x, 4, 0) for x in range(-9, -3)]
+    m.design = (
+        "A floor button at the west end of a line of 6 dust blocks; measured: each block's signal strength while "
+        "the button is on, and the drop from one block to the next."
+    )
+    m.steps.append(f"button at {source}, dust from {line[0]} to {line[-1]}; pressed {REPEATS} times")
+    yield from done(ToolCall(tool="clear_lab"))
+    yield from done(floor_button(source))
+    for pos in line:
+        yield from done(place(pos, "minecraft:redstone_wire"))
+
+    def drop(trial: Trial) -> int | None:
+        read = [trial.first_value(pos, "power", lambda value: value != "0") for pos in line]
+        powers = [int(value) for value in read if value is not None]
+        if len(powers) != len(line) or powers[0] != 15:
+            return None
+        drops = {a - b for a, b in pairwise(powers)}
+        return drops.pop() if len(drops) == 1 else None
+
+    return (yield from repeated(m, "drop per block", drop))
+
+
+def measure_locking(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
+    repeater, lamp, side, torch = (1, 4, 0), (2, 4, 0), (1, 4, 1), (1, 4, 2)
+    m.design = (
+        "A floor button, a repeater taking its input from it and a lamp in front; a second repeater pointing into "
+        "the first one's side, powered by a torch behind it. Control: the same without the torch. Measured: "
+        "whether the lamp follows the button."
+    )
+    m.steps.append(f"button at {BUTTON}, repeater at {repeater}, lamp at {lamp}, side repeater at {side}")
+    yield from done(ToolCall(tool="clear_lab"))
+    yield from done(floor_button(BUTTON))
+    yield from done(place(repeater, "minecraft:redstone_repeater", facing="west"))
+    yield from done(place(lamp, "minecraft:redstone_lamp"))
+    yield from done(place(side, "minecraft:redstone_repeater", facing="south"))
+    m.steps.append(f"control: no torch; pressed {REPEATS} times")
+    follows = yield from repeated(
+        m, "the lamp lit (1) or not (0):", lambda trial: int(trial.first(lamp, "lit", "true") is not None)
+    )
+    if follows != 1:
+        raise UserError("the unlocked repeater did not pass the press on")
+    m.steps.append(f"a torch at {torch} powers the side repeater; pressed {REPEATS} times")
+    yield from done(place(torch, "minecraft:redstone_torch"))
+    stayed = 0
+    for number in range(1, REPEATS + 1):
+        trial = yield from press(m)
+        unchanged = trial.first(lamp, "lit", "true") is None
+        m.record.append(
+            f"locked trial {number}: pressed at tick {trial.pressed_at}; the lamp stayed dark: {unchanged}."
+        )
+        stayed += unchanged
+    return stayed
+
+
 MEASURE = {
     "button_pulse": measure_button,
     "lamp_off_delay": measure_lamp_off,
@@ -377,6 +440,8 @@ MEASURE = {
     "repeater_delay": measure_repeater,
     "dust_reach": measure_dust,
     "lamp_conducts": measure_conduction,
+    "dust_decay": measure_decay,
+    "repeater_locking": measure_locking,
 }
 
 
