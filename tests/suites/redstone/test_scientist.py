@@ -153,3 +153,15 @@ def test_each_role_gets_its_own_system_prompt_and_brief(played):
     assert "You are the scientist" in first_scientist and "never guess" in first_scientist
     assert "The engineer asks: How long does a button stay on?" in first_scientist
     assert "update_claims" in first_scientist and "ask_scientist" not in first_scientist.split('"tools"')[1]
+
+
+def test_people_type_the_scientists_tools_as_tool_key_value_lines():
+    engineer = RedstoneEnv(spec_of(task()), Presentation(scientist=True))
+    assert "ask_scientist question=TEXT" in engineer.text_prompt()
+    call = engineer.parse_text_action('ask_scientist question="how long is a button on?"')
+    assert (call.tool, call.args) == ("ask_scientist", {"question": "how long is a button on?"})
+    assert engineer.parse_text_action("press").tool == "activate_button"  # the suite's own syntax as before
+    lab = ScientistLab(spec_of(task()), TrialBudget(), ScientistNotes(), "why?")
+    assert "answer answer=TEXT" in lab.text_prompt() and "ask_scientist" not in lab.text_prompt()
+    assert lab.parse_text_action('answer answer="20 ticks"').args == {"answer": "20 ticks"}
+    assert "ask_scientist" not in RedstoneEnv(spec_of(task()), Presentation()).text_prompt()

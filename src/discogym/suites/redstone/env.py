@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError, UserError
+from discogym.core.human import parse_tool_line, usage_line
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
@@ -289,9 +290,18 @@ class RedstoneEnv(Env):
     # The text syntax (for a person at the terminal, or a model with --agent-opt mode=suite)
 
     def text_prompt(self) -> str:
-        return TEXT_SYNTAX
+        others = [usage_line(spec) for spec in self.tool_specs() if spec.name not in SYNTAX_TOOLS]
+        if not others:
+            return TEXT_SYNTAX
+        return "\n".join([TEXT_SYNTAX, "and, as TOOL key=value:", *(f"  {line}" for line in others)])
 
     def parse_text_action(self, text: str) -> ToolCall:
+        verb = text.split(maxsplit=1)[0] if text.strip() else ""
+        if verb in {tool.name for tool in self.tools()} - SYNTAX_TOOLS:  # the scientist's tools, ask_scientist
+            try:
+                return parse_tool_line(text)
+            except ValueError as err:
+                raise ToolError(f"{err}; write {verb} as TOOL key=value") from None
         return parse_action(text)
 
     def example_action(self) -> str | None:
@@ -376,6 +386,7 @@ class RedstoneEnv(Env):
         return calls
 
 
+SYNTAX_TOOLS = {"set_block", "get_block_state", "scan_redstone_area", "activate_button", "get_event_stream", "submit"}
 TEXT_SYNTAX = """Actions, one per line (coordinates are integers; blocks as in Minecraft commands):
   place X Y Z BLOCK          e.g. place 1 4 0 redstone_repeater[facing=west,delay=2]
   remove X Y Z               put air there

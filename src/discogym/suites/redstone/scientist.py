@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from discogym.core.console import plural
 from discogym.core.env import Limits
 from discogym.core.errors import ToolError
 from discogym.core.tools import NoArgs, ToolArgs, ToolResult, tool
@@ -160,13 +161,13 @@ class ScientistLab(RedstoneEnv):
     def update_claims(self, args: ClaimBookArgs) -> ToolResult:
         """Add entries to the knowledge book (claim, proof, constraints, example each)."""
         self.notes.book.add([BookEntry(**entry.model_dump()) for entry in args.entries])
-        return ToolResult(text=f"the knowledge book has {len(self.notes.book.entries)} entries")
+        return ToolResult(text=f"the knowledge book has {plural(len(self.notes.book.entries), 'entry', 'entries')}")
 
     @tool(FindingBookArgs)
     def update_findings(self, args: FindingBookArgs) -> ToolResult:
         """Add entries to the knowledge book (finding, explanation, example each)."""
         self.notes.book.add([BookEntry(**entry.model_dump()) for entry in args.entries])
-        return ToolResult(text=f"the knowledge book has {len(self.notes.book.entries)} entries")
+        return ToolResult(text=f"the knowledge book has {plural(len(self.notes.book.entries), 'entry', 'entries')}")
 
     @tool(AnswerArgs)
     def answer(self, args: AnswerArgs) -> ToolResult:
