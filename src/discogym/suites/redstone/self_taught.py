@@ -238,6 +238,12 @@ def done(call: ToolCall) -> Generator[ToolCall, ToolResult, None]:
         raise UserError(f"the lab refused {call.tool}: {result.text}")
 
 
+def fresh_lab(*calls: ToolCall) -> Generator[ToolCall, ToolResult, None]:
+    """Empty the lab, then build: make each call, a refusal being a bug of the procedure."""
+    for call in (ToolCall(tool="clear_lab"), *calls):
+        yield from done(call)
+
+
 def press(measurement: Measurement) -> Generator[ToolCall, ToolResult, Trial]:
     """Press the lab's button and read the changes after the press."""
     result = yield ToolCall(tool="activate_button")
@@ -269,7 +275,7 @@ def repeated(measurement: Measurement, reading: str, read: Any) -> Generator[Too
 def measure_button(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
     m.design = "A stone button on the floor, nothing else; measured: game ticks from powered=true to powered=false."
     m.steps.append(f"placed a floor button at {BUTTON}; pressed it {REPEATS} times")
-    yield from done(floor_button(BUTTON))
+    yield from fresh_lab(floor_button(BUTTON))
 
     def pulse(trial: Trial) -> int | None:
         on, off = trial.first(BUTTON, "powered", "true"), trial.first(BUTTON, "powered", "false")
@@ -282,9 +288,7 @@ def measure_lamp_off(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
     lamp = (1, 4, 0)
     m.design = "A lamp next to a floor button; measured: game ticks from the button's release to the lamp going dark."
     m.steps.append(f"placed a floor button at {BUTTON} and a lamp at {lamp}; pressed {REPEATS} times")
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(floor_button(BUTTON))
-    yield from done(place(lamp, "minecraft:redstone_lamp"))
+    yield from fresh_lab(floor_button(BUTTON), place(lamp, "minecraft:redstone_lamp"))
 
     def delay(trial: Trial) -> int | None:
         released, dark = trial.first(BUTTON, "powered", "false"), trial.first(lamp, "lit", "false")
@@ -300,10 +304,11 @@ def measure_torch(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
         "torch going out, and from the release to the torch relighting."
     )
     m.steps.append(f"stone at {block}, torch on it at {torch}, wall button at {button}; pressed {REPEATS} times")
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(place(block, "minecraft:stone"))
-    yield from done(place(torch, "minecraft:redstone_torch"))
-    yield from done(place(button, "minecraft:stone_button", face="wall", facing="west"))
+    yield from fresh_lab(
+        place(block, "minecraft:stone"),
+        place(torch, "minecraft:redstone_torch"),
+        place(button, "minecraft:stone_button", face="wall", facing="west"),
+    )
 
     def delays(trial: Trial) -> int | None:
         pressed, out = trial.first(button, "powered", "true"), trial.first(torch, "lit", "false")
@@ -322,9 +327,7 @@ def measure_repeater(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
         "A floor button, a repeater taking its input from the button, a lamp in front; varied: the delay setting "
         "1 to 4; measured: game ticks from the press to the lamp lighting, divided by the setting."
     )
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(floor_button(BUTTON))
-    yield from done(place(lamp, "minecraft:redstone_lamp"))
+    yield from fresh_lab(floor_button(BUTTON), place(lamp, "minecraft:redstone_lamp"))
     per_setting = []
     for setting in range(1, 5):
         m.steps.append(f"repeater at {repeater} facing west with delay {setting}; pressed {REPEATS} times")
@@ -346,10 +349,7 @@ def measure_dust(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
     source, line = (-10, 4, 0), [(x, 4, 0) for x in range(-9, 9)]
     m.design = "A floor button at the west end of a straight line of 18 dust blocks; measured: how many carry power."
     m.steps.append(f"button at {source}, dust from {line[0]} to {line[-1]}; pressed {REPEATS} times")
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(floor_button(source))
-    for pos in line:
-        yield from done(place(pos, "minecraft:redstone_wire"))
+    yield from fresh_lab(floor_button(source), *(place(pos, "minecraft:redstone_wire") for pos in line))
 
     def reach(trial: Trial) -> int:
         powered = {c.pos for c in trial.changes if c.pos in line and (c.prop("power") or "0") != "0"}
@@ -365,11 +365,8 @@ def measure_conduction(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
         "dust); measured: how many of the three light in the tick the fed lamp lights."
     )
     m.steps.append(f"button at {BUTTON}, dust at {dust}, fed lamp at {fed}, lamps at {neighbours}")
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(floor_button(BUTTON))
-    yield from done(place(dust, "minecraft:redstone_wire"))
-    for pos in [fed, *neighbours]:
-        yield from done(place(pos, "minecraft:redstone_lamp"))
+    lamps = [place(pos, "minecraft:redstone_lamp") for pos in [fed, *neighbours]]
+    yield from fresh_lab(floor_button(BUTTON), place(dust, "minecraft:redstone_wire"), *lamps)
 
     def lit_with(trial: Trial) -> int:
         first = trial.first(fed, "lit", "true")
@@ -385,10 +382,7 @@ def measure_decay(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
         "the button is on, and the drop from one block to the next."
     )
     m.steps.append(f"button at {source}, dust from {line[0]} to {line[-1]}; pressed {REPEATS} times")
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(floor_button(source))
-    for pos in line:
-        yield from done(place(pos, "minecraft:redstone_wire"))
+    yield from fresh_lab(floor_button(source), *(place(pos, "minecraft:redstone_wire") for pos in line))
 
     def drop(trial: Trial) -> int | None:
         read = [trial.first_value(pos, "power", lambda value: value != "0") for pos in line]
@@ -409,11 +403,12 @@ def measure_locking(m: Measurement) -> Generator[ToolCall, ToolResult, int]:
         "whether the lamp follows the button."
     )
     m.steps.append(f"button at {BUTTON}, repeater at {repeater}, lamp at {lamp}, side repeater at {side}")
-    yield from done(ToolCall(tool="clear_lab"))
-    yield from done(floor_button(BUTTON))
-    yield from done(place(repeater, "minecraft:redstone_repeater", facing="west"))
-    yield from done(place(lamp, "minecraft:redstone_lamp"))
-    yield from done(place(side, "minecraft:redstone_repeater", facing="south"))
+    yield from fresh_lab(
+        floor_button(BUTTON),
+        place(repeater, "minecraft:redstone_repeater", facing="west"),
+        place(lamp, "minecraft:redstone_lamp"),
+        place(side, "minecraft:redstone_repeater", facing="south"),
+    )
     m.steps.append(f"control: no torch; pressed {REPEATS} times")
     follows = yield from repeated(
         m, "the lamp lit (1) or not (0):", lambda trial: int(trial.first(lamp, "lit", "true") is not None)
