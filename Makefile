@@ -41,6 +41,7 @@ bench: install
 	$(BIN)/python benchmarks/crafting_env.py
 	$(BIN)/python benchmarks/redstone_engine.py
 	$(BIN)/python benchmarks/redstone_suite.py
+	$(BIN)/python benchmarks/redstone_scientist.py
 	$(BIN)/python benchmarks/autumn_interpreter.py
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/mcp_sessions.py
