@@ -131,3 +131,6 @@ def test_a_cli_engineer_asks_a_scientist_played_by_the_same_cli(cli, tmp_path):
     assert all(e.result.ok for e in ask.session.events), [e.result.text for e in ask.session.events]
     assert "20 game ticks" in ask.result.text and submit.call.tool == "submit"
     assert ask.session.usage().input_tokens > 0 and episode.outcome.env["scientist_trials"] == 1
+    printed = json.loads(RunDir(tmp_path).runtime_path(episode.key).read_text())["agent_output"]
+    engineer, scientist = printed.split("\n[scientist session 1]\n")
+    assert engineer.lstrip().startswith("{") and scientist.lstrip().startswith("{")  # both CLIs' event streams

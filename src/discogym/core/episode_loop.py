@@ -115,6 +115,7 @@ class EpisodeRecorder:
         self.agent_output: str | None = None
         self.spent = Usage()
         self.sub_agents: _SubAgentRunner | None = None
+        self.sub_agent_outputs: list[str] = []
 
     @contextmanager
     def blame(self, termination: str) -> Iterator[None]:
@@ -263,7 +264,7 @@ class EpisodeRecorder:
             total_s=time.perf_counter() - self._clock,
             steps=self.timings,
             traceback=self.trace,
-            agent_output=self.agent_output,
+            agent_output="\n".join(filter(None, [self.agent_output, *self.sub_agent_outputs])) or None,
         )
         return episode, runtime
 
@@ -328,6 +329,9 @@ class _SubAgentRunner:
             try:
                 session = self._play(agent, env, role, derive_seed("sub-agent", planned.agent_seed, self.count))
             finally:
+                with suppress(Exception):  # what it printed is kept beside the episode, as the agent's own is
+                    if (printed := agent.output()) is not None:
+                        recorder.sub_agent_outputs.append(f"[{role} session {self.count}]\n{printed}")
                 agent.close()
         except (InfrastructureError, KeyboardInterrupt, EpisodeStopped):
             raise
