@@ -15,7 +15,7 @@ from pydantic import Field
 from discogym.core.console import plural
 from discogym.core.env import Limits
 from discogym.core.errors import ToolError
-from discogym.core.tools import NoArgs, ToolArgs, ToolResult, tool
+from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolResult, tool
 from discogym.suites.redstone.book import (
     BOOK_FORMATS,
     MAX_TEXT,
@@ -30,6 +30,7 @@ from discogym.suites.redstone.lab import lab_world
 from discogym.suites.redstone.tasks import TaskSpec
 
 LAB_STEPS = 400  # calls one scientist session may make
+BOOK_TOOLS = {"summary": "update_summary", "finding": "update_findings", "claim": "update_claims"}  # by format
 ANSWERED = "answered"
 
 
@@ -101,17 +102,15 @@ class ScientistLab(RedstoneEnv):
         self.answer_text: str | None = None
         self.reported = False
 
-    def tools(self) -> list:  # type: ignore[type-arg]
-        book_tool = {"summary": "update_summary", "finding": "update_findings", "claim": "update_claims"}
-        wanted = {book_tool[self.notes.book.format]}
+    def tools(self) -> list[Tool]:
+        wanted = BOOK_TOOLS[self.notes.book.format]
         return [
             t
             for t in self.declared_tools()
-            if t.name not in ("submit", "ask_scientist") and (not t.name.startswith("update_") or t.name in wanted)
+            if t.name not in ("submit", "ask_scientist") and (not t.name.startswith("update_") or t.name == wanted)
         ]
 
     def brief(self) -> str:
-        book_tool = {"summary": "update_summary", "finding": "update_findings", "claim": "update_claims"}
         reports = "\n\n".join(r.render(i) for i, r in enumerate(self.notes.reports, 1)) or "(none yet)"
         return "\n".join(
             [
@@ -129,7 +128,7 @@ class ScientistLab(RedstoneEnv):
                 "Earlier experiment reports:",
                 reports,
                 "",
-                f"Update the book with {book_tool[self.notes.book.format]}.",
+                f"Update the book with {BOOK_TOOLS[self.notes.book.format]}.",
             ]
         )
 
