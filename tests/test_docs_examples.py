@@ -60,6 +60,7 @@ NOT_RUN = {
     "discogym autumn verify": "regenerates the packaged task set; tests/suites/autumn run it",
     "discogym autumn generate --out tasks.json": "all 45 challenges (40 s); one environment's stand in",
     "discogym mcp SUITE": "a server: it runs until stopped (tests/interfaces/test_mcp.py talks to it)",
+    "discogym serve": "a server: it runs until stopped (tests/interfaces/test_web.py talks to it)",
     "discogym play": "interactive (tests/core/test_cli.py plays through stdin)",
     "discogym run petri --set l3-v0": "three agents on ten tasks (minutes)",
     "discogym run petri --set core-v0 --agent ofat-rand": "ten tasks (minutes)",

@@ -161,6 +161,7 @@ class Session:
         self.host = host
         self.client = client
         self.recorder: EpisodeRecorder | None = None
+        self.written: str | None = None  # the file name of the episode written last
 
     @property
     def playing(self) -> bool:
@@ -263,7 +264,8 @@ class Session:
         if recorder is None:
             raise RuntimeError("no episode to write")
         try:
-            return self.host.write(recorder)
+            self.written = self.host.write(recorder)
+            return self.written
         except InfrastructureError as err:  # e.g. a judge model's endpoint down while scoring
             recorder.abandon()
             raise ClientMistake(_abandoned(err)) from err

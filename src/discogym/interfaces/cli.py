@@ -496,6 +496,33 @@ class Transport(StrEnum):
     http = "http"
 
 
+@app.command()
+def serve(
+    runs: Annotated[
+        Path, typer.Option(parser=out_folder, help="The runs folder to browse; people's games go to RUNS/web.")
+    ] = Path("runs"),
+    host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the web app: people play any task in the browser, and anyone browses the runs."""
+    with user_errors():
+        try:
+            import uvicorn
+
+            from discogym.interfaces.web.app import create_app
+        except ImportError as err:
+            raise UserError(f"the web app needs the web extra: pip install 'discogym[web]' ({err})") from None
+        from discogym.interfaces.listening import bind_http
+
+        listener = bind_http(host, port)
+        web_app = create_app(runs)
+    stderr.print(f"discogym serve: http://{host}:{port}/ (runs in {runs}); Ctrl-C stops it", highlight=False)
+    try:
+        uvicorn.Server(uvicorn.Config(web_app, log_level="warning")).run(sockets=[listener])
+    except KeyboardInterrupt:
+        fail("interrupted; games in progress were not written", EXIT_INTERRUPTED)
+
+
 @app.command("mcp")
 def mcp_command(
     suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
@@ -520,9 +547,11 @@ def mcp_command(
     with user_errors():
         suite = get_suite(suite_name)
         try:
-            from discogym.interfaces.mcp.server import bind_http, build_server, serve_http, serve_stdio
+            from discogym.interfaces.mcp.server import build_server, serve_http, serve_stdio
         except ImportError as err:
             raise UserError(f"the MCP server needs the mcp extra: pip install 'discogym[mcp]' ({err})") from None
+        from discogym.interfaces.listening import bind_http
+
         out = out or Path("runs") / "mcp" / suite.name
         server = build_server(suite, out, split=split, seed=seed)
         listener = None if transport is Transport.stdio else bind_http(host, port)

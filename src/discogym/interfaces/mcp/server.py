@@ -13,7 +13,6 @@ Environment work runs in worker threads, one call at a time per session, so one 
 holds up another's requests.
 """
 
-import errno
 import json
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -34,7 +33,6 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
-from discogym.core.errors import UserError
 from discogym.core.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session, StartedTask
 from discogym.core.suite import Suite
 from discogym.core.tools import (
@@ -306,20 +304,6 @@ def serve_stdio(server: Server[Any]) -> None:
             await server.run(read_stream, write_stream, options)
 
     anyio.run(run)
-
-
-def bind_http(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host``:``port``, or a UserError saying why there cannot be one (a port in use
-    is found here, before the server says it is serving, not by uvicorn afterwards)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        return socket.create_server((host, port), family=family)
-    except OSError as err:
-        if err.errno == errno.EADDRINUSE:
-            why = "is in use: stop what listens there or choose another --port"
-        else:
-            why = f"cannot be used: {err.strerror or err}"
-        raise UserError(f"port {port} on {host} {why}") from None
 
 
 def serve_http(

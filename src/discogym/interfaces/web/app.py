@@ -1,0 +1,253 @@
+"""The web app (``discogym serve``): people play any task in the browser, and anyone browses the runs.
+
+Pages are rendered on the server (Jinja2); the play page and the episode replay use a little plain JavaScript
+(``static/``), with no build step. Every file the app reads is inside the runs folder it was given: run folders
+and episode names are checked against what the folder holds, never joined blindly onto a path.
+
+A person's episode is recorded by the harness's own recorder (:mod:`discogym.core.session`), as agent
+``human`` with the participant's id as its ``client`` option, scored and written under ``RUNS/web/SUITE``.
+"""
+
+import secrets
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Form, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from discogym import __version__
+from discogym.core.errors import UserError
+from discogym.core.report_tables import format_cell
+from discogym.core.run_report import find_runs, run_report
+from discogym.core.session import ClientMistake, ExternalEpisodes, Session
+from discogym.core.storage import RunDir
+from discogym.core.suite import all_suites, get_suite
+from discogym.core.tools import ToolResult
+from discogym.interfaces.web.browse import EpisodeIndex, EpisodeRow, replay_steps
+
+HERE = Path(__file__).resolve().parent
+HUMAN = "human"
+WEB_RUNS = "web"  # RUNS/web/SUITE holds the episodes people play here
+MAX_PARTICIPANT = 64
+
+
+class CallRequest(BaseModel):
+    """One tool call from the play page."""
+
+    tool: str = Field(max_length=200)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass
+class Game:
+    """A person's game in progress: the session that records it and what the page shows."""
+
+    session: Session
+    suite: str
+    task: str
+    condition: str
+    participant: str
+    brief: str
+    over: bool = False
+    written: str | None = None
+
+
+class Games:
+    """The games in progress, by an unguessable token; one recorder host per (suite, split)."""
+
+    def __init__(self, runs: Path) -> None:
+        self.runs = runs
+        self._hosts: dict[tuple[str, str], ExternalEpisodes] = {}
+        self._games: dict[str, Game] = {}
+        self._lock = threading.Lock()
+
+    def host(self, suite: str, split: str) -> ExternalEpisodes:
+        with self._lock:
+            key = (suite, split)
+            if key not in self._hosts:
+                out = self.runs / WEB_RUNS / suite
+                self._hosts[key] = ExternalEpisodes(get_suite(suite), out, agent=HUMAN, split=split)
+            return self._hosts[key]
+
+    def start(self, suite: str, split: str, task: str, condition: str, participant: str) -> str:
+        session = self.host(suite, split).session(participant)
+        started = session.start(task, condition or None)
+        token = secrets.token_urlsafe(16)
+        with self._lock:
+            self._games[token] = Game(session, suite, started.task, started.condition, participant, started.brief)
+        return token
+
+    def get(self, token: str) -> Game:
+        game = self._games.get(token)
+        if game is None:
+            raise HTTPException(404, "no such game (it may have ended when the server restarted)")
+        return game
+
+
+def plot_files(folder: Path) -> list[Path]:
+    """The PNG plots ``discogym report --plots`` wrote into the run's ``plots`` folder."""
+    plots = folder / "plots"
+    return sorted(plots.glob("*.png")) if plots.is_dir() else []
+
+
+def participant_id(text: str) -> str:
+    """A participant id: letters, digits, ``-`` and ``_``, at most :data:`MAX_PARTICIPANT` characters."""
+    cleaned = text.strip()
+    if not cleaned or len(cleaned) > MAX_PARTICIPANT or not all(c.isalnum() or c in "-_" for c in cleaned):
+        raise UserError(f"a participant id is 1 to {MAX_PARTICIPANT} letters, digits, '-' or '_' (got {text!r})")
+    return cleaned
+
+
+def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
+    """What the play page shows of a result: the text and pictures the agent would get, never ``data``."""
+    return {
+        "ok": result.ok,
+        "text": result.text,
+        "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
+        "over": game.over,
+        "written": game.written,
+    }
+
+
+def create_app(runs: Path) -> FastAPI:
+    """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``)."""
+    runs = runs.resolve()
+    app = FastAPI(title="discogym", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.filters["cell"] = format_cell
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    games = Games(runs)
+    index = EpisodeIndex()
+
+    def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        context = {"version": __version__, "status": status, **context}
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def run_folder(run: str) -> Path:
+        """The run folder named ``run`` (a path relative to the runs folder, as listed), or 404."""
+        for folder in find_runs(runs) if runs.is_dir() else []:
+            if folder.relative_to(runs).as_posix() == run:
+                return folder
+        raise HTTPException(404, f"no run {run!r} in {runs}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def refused(request: Request, err: StarletteHTTPException) -> Response:
+        """Every refusal as one clear message: JSON for the play page's calls, a page otherwise."""
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": err.detail}, status_code=err.status_code)
+        return page(request, "error.html", status=err.status_code, message=err.detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, err: RequestValidationError) -> Response:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        return await refused(request, StarletteHTTPException(422, f"malformed request: {problems}"))
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> HTMLResponse:
+        folders = find_runs(runs) if runs.is_dir() else []
+        listed = [(folder.relative_to(runs).as_posix(), len(RunDir(folder).episode_paths())) for folder in folders]
+        return page(request, "home.html", runs=listed, root=str(runs), suites=all_suites())
+
+    @app.get("/play", response_class=HTMLResponse)
+    def choose(request: Request, suite: str = "", split: str = "") -> HTMLResponse:
+        chosen = None
+        tasks: list[Any] = []
+        if suite:
+            try:
+                chosen = get_suite(suite)
+                split = split or chosen.splits()[0]
+                tasks = chosen.tasks(split)
+            except UserError as err:
+                raise HTTPException(404, str(err)) from None
+        return page(request, "choose.html", suites=all_suites(), suite=chosen, split=split, tasks=tasks)
+
+    @app.post("/play")
+    def start(
+        suite: str = Form(),
+        split: str = Form(),
+        task: str = Form(),
+        condition: str = Form(""),
+        participant: str = Form(),
+    ) -> RedirectResponse:
+        try:
+            token = games.start(suite, split, task, condition, participant_id(participant))
+        except (UserError, ClientMistake) as err:
+            raise HTTPException(400, str(err)) from None
+        return RedirectResponse(f"/play/{token}", status_code=303)
+
+    @app.get("/play/{token}", response_class=HTMLResponse)
+    def play(request: Request, token: str) -> HTMLResponse:
+        game = games.get(token)
+        tools = [spec.model_dump() for spec in game.session.tools()]
+        images = [f"data:{i.media_type};base64,{i.data_base64}" for i in game.session.brief_images()]
+        return page(request, "play.html", game=game, token=token, tools=tools, images=images)
+
+    @app.post("/api/play/{token}/call")
+    def call(token: str, request_body: CallRequest) -> dict[str, Any]:
+        game = games.get(token)
+        if game.over:
+            raise HTTPException(409, f"the game is over; its episode is {game.written}")
+        try:
+            result = game.session.call(request_body.tool, request_body.args)
+        except ClientMistake as err:
+            game.over = True
+            raise HTTPException(409, str(err)) from None
+        if not game.session.playing:
+            game.over, game.written = True, game.session.written
+        return result_document(result, game)
+
+    @app.post("/api/play/{token}/end")
+    def end(token: str) -> dict[str, Any]:
+        game = games.get(token)
+        if not game.over:
+            game.written = game.session.end("the person ended the game")
+            game.over = True
+        return {"over": True, "written": game.written}
+
+    @app.get("/runs/{run:path}/episodes/{stem}", response_class=HTMLResponse)
+    def episode(request: Request, run: str, stem: str) -> HTMLResponse:
+        folder = run_folder(run)
+        path = RunDir(folder).episodes_dir / f"{stem}.json"
+        if path not in RunDir(folder).episode_paths():
+            raise HTTPException(404, f"run {run!r} has no episode {stem!r}")
+        loaded = index.episode(path)
+        return page(request, "episode.html", run=run, stem=stem, episode=loaded, steps=replay_steps(loaded))
+
+    @app.get("/runs/{run:path}/plots/{name}")
+    def plot(run: str, name: str) -> FileResponse:
+        plots = {path.name: path for path in plot_files(run_folder(run))}
+        if name not in plots:
+            raise HTTPException(404, f"run {run!r} has no plot {name!r}")
+        return FileResponse(plots[name], media_type="image/png")
+
+    @app.get("/report/{run:path}", response_class=HTMLResponse)
+    def report(request: Request, run: str) -> HTMLResponse:
+        folder = run_folder(run)
+        try:
+            built = run_report(folder)
+        except UserError as err:
+            raise HTTPException(404, str(err)) from None
+        plots = [path.name for path in plot_files(folder)]
+        return page(request, "report.html", run=run, report=built, plots=plots)
+
+    @app.get("/runs/{run:path}", response_class=HTMLResponse)
+    def run_page(
+        request: Request, run: str, suite: str = "", task: str = "", agent: str = "", model: str = "", outcome: str = ""
+    ) -> HTMLResponse:
+        rows = index.rows(RunDir(run_folder(run)))
+        wanted = {"suite": suite, "task": task, "agent": agent, "model": model, "outcome": outcome}
+        shown = [row for row in rows if row.matches(wanted)]
+        choices = {name: sorted({str(getattr(row, name)) for row in rows}) for name in wanted}
+        return page(request, "run.html", run=run, rows=shown, total=len(rows), wanted=wanted, choices=choices)
+
+    return app
+
+
+__all__ = ["EpisodeRow", "create_app"]

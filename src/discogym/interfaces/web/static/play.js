@@ -1,0 +1,135 @@
+// The play page: one form per tool, built from its JSON schema; each call goes to the server, which runs it in
+// the episode and answers with what an agent would read.
+"use strict";
+
+const tools = JSON.parse(document.getElementById("tools-data").textContent);
+const log = document.getElementById("log");
+const status = document.getElementById("status");
+
+function field(name, schema, required) {
+  const label = document.createElement("label");
+  label.textContent = name + (required ? " " : " (optional) ");
+  let input;
+  const options = schema.enum || (schema.anyOf || []).flatMap((s) => s.enum || []);
+  if (options.length) {
+    input = document.createElement("select");
+    if (!required) input.append(new Option("", ""));
+    for (const value of options) input.append(new Option(String(value), JSON.stringify(value)));
+    input.dataset.kind = "json";
+  } else if (schema.type === "integer" || schema.type === "number") {
+    input = document.createElement("input");
+    input.type = "number";
+    input.dataset.kind = "number";
+  } else if (schema.type === "boolean") {
+    input = document.createElement("input");
+    input.type = "checkbox";
+    input.dataset.kind = "boolean";
+  } else if (schema.type === "string") {
+    input = document.createElement("input");
+    input.type = "text";
+    input.dataset.kind = "text";
+  } else {
+    input = document.createElement("textarea");
+    input.rows = 2;
+    input.placeholder = "JSON";
+    input.dataset.kind = "json";
+  }
+  input.name = name;
+  if (schema.description) input.title = schema.description;
+  label.append(input);
+  return label;
+}
+
+function readArgs(form) {
+  const args = {};
+  for (const input of form.querySelectorAll("[name]")) {
+    const kind = input.dataset.kind;
+    if (kind === "boolean") {
+      args[input.name] = input.checked;
+    } else if (input.value === "") {
+      continue;
+    } else if (kind === "number") {
+      args[input.name] = Number(input.value);
+    } else if (kind === "json") {
+      try { args[input.name] = JSON.parse(input.value); } catch { args[input.name] = input.value; }
+    } else {
+      args[input.name] = input.value;
+    }
+  }
+  return args;
+}
+
+function show(tool, args, answer) {
+  const item = document.createElement("li");
+  if (!answer.ok) item.className = "refused";
+  const call = document.createElement("code");
+  call.textContent = tool + " " + JSON.stringify(args);
+  const text = document.createElement("pre");
+  text.textContent = answer.text;
+  item.append(call, text);
+  for (const src of answer.images || []) {
+    const image = document.createElement("img");
+    image.src = src;
+    image.alt = "what the call showed";
+    item.append(image);
+  }
+  log.append(item);
+  item.scrollIntoView({ block: "nearest" });
+}
+
+function finished(written) {
+  for (const control of document.querySelectorAll("form.tool button, #end")) control.disabled = true;
+  status.textContent = "The game is over." + (written ? " Its episode was written: " + written : "");
+  status.id = "status";
+  document.body.dataset.over = "true";
+}
+
+async function post(url, body) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || answer.detail || response.statusText);
+  return answer;
+}
+
+for (const tool of tools) {
+  const form = document.createElement("form");
+  form.className = "tool";
+  form.id = "tool-" + tool.name;
+  const title = document.createElement("h3");
+  title.textContent = tool.name;
+  const about = document.createElement("p");
+  about.textContent = tool.description;
+  form.append(title, about);
+  const properties = (tool.parameters && tool.parameters.properties) || {};
+  const required = new Set((tool.parameters && tool.parameters.required) || []);
+  for (const [name, schema] of Object.entries(properties)) form.append(field(name, schema, required.has(name)));
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.textContent = tool.name;
+  form.append(button);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const args = readArgs(form);
+    try {
+      const answer = await post(`/api/play/${PLAY_TOKEN}/call`, { tool: tool.name, args });
+      show(tool.name, args, answer);
+      if (answer.over) finished(answer.written);
+    } catch (error) {
+      status.textContent = String(error.message || error);
+    }
+  });
+  document.getElementById("tools").append(form);
+}
+
+document.getElementById("end").addEventListener("click", async () => {
+  try {
+    const answer = await post(`/api/play/${PLAY_TOKEN}/end`, {});
+    finished(answer.written);
+  } catch (error) {
+    status.textContent = String(error.message || error);
+  }
+});

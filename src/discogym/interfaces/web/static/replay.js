@@ -1,0 +1,64 @@
+// The episode replay: one step at a time, with the agent's message, its call, the result and its pictures;
+// arrows, the slider and the buttons move back and forth.
+"use strict";
+
+const steps = JSON.parse(document.getElementById("steps-data").textContent);
+const slider = document.getElementById("slider");
+const view = document.getElementById("step");
+const position = document.getElementById("position");
+
+function render(step, into) {
+  const head = document.createElement("h2");
+  head.textContent = "Step " + step.step + (step.tokens === null ? "" : " (" + step.tokens + " tokens)");
+  into.append(head);
+  if (step.message) {
+    const message = document.createElement("pre");
+    message.className = "message";
+    message.textContent = step.message;
+    into.append(message);
+  }
+  const call = document.createElement("p");
+  call.className = "call";
+  call.textContent = step.tool + " " + JSON.stringify(step.args);
+  const result = document.createElement("pre");
+  result.textContent = (step.ok ? "" : "refused: ") + step.text;
+  into.append(call, result);
+  for (const src of step.images) {
+    const image = document.createElement("img");
+    image.src = src;
+    image.alt = "what the agent was shown";
+    into.append(image);
+  }
+  if (step.session) {
+    const box = document.createElement("details");
+    box.className = "session";
+    const summary = document.createElement("summary");
+    summary.textContent = step.session.role + " session: " + step.session.steps.length + " steps, ended " + step.session.termination;
+    box.append(summary);
+    for (const inner of step.session.steps) render(inner, box);
+    into.append(box);
+  }
+}
+
+function go(index) {
+  if (!steps.length) {
+    view.textContent = "This episode has no steps.";
+    return;
+  }
+  const at = Math.min(Math.max(index, 1), steps.length);
+  slider.value = at;
+  position.textContent = at + " / " + steps.length;
+  view.replaceChildren();
+  render(steps[at - 1], view);
+}
+
+slider.addEventListener("input", () => go(Number(slider.value)));
+document.getElementById("first").addEventListener("click", () => go(1));
+document.getElementById("prev").addEventListener("click", () => go(Number(slider.value) - 1));
+document.getElementById("next").addEventListener("click", () => go(Number(slider.value) + 1));
+document.getElementById("last").addEventListener("click", () => go(steps.length));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "ArrowRight") go(Number(slider.value) + 1);
+  if (event.key === "ArrowLeft") go(Number(slider.value) - 1);
+});
+go(1);

@@ -1,0 +1,219 @@
+"""The web app over real HTTP (uvicorn in a thread, urllib as the client): browsing runs, the report and an
+episode's replay; playing a task through the play page's calls to a written, scored episode whose log equals
+what `discogym play` writes for the same actions; and refusals (unknown task, malformed calls, paths outside
+the runs folder) as clear messages."""
+
+import json
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from discogym.core.runner import RunConfig, Runner
+from discogym.core.storage import RunDir
+from discogym.interfaces.web.app import create_app
+from tests.conftest import cli_environment, discogym_command, free_port, run_discogym
+from tests.core.toy_suite import suite as toy
+
+WAIT = 30.0
+
+
+class Served:
+    """A running app and a small client for it."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def get(self, path: str) -> tuple[int, str]:
+        return self._send(urllib.request.Request(self.root + path))
+
+    def post_form(self, path: str, fields: dict[str, str]) -> tuple[int, str, str]:
+        """Status, body and the final URL (redirects followed)."""
+        data = urllib.parse.urlencode(fields).encode()
+        request = urllib.request.Request(self.root + path, data)
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT) as answer:
+                return answer.status, answer.read().decode(), answer.url
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode(), refused.url
+
+    def post_json(self, path: str, body: Any, raw: bytes | None = None) -> tuple[int, dict[str, Any]]:
+        data = raw if raw is not None else json.dumps(body).encode()
+        request = urllib.request.Request(self.root + path, data, {"content-type": "application/json"})
+        status, text = self._send(request)
+        return status, json.loads(text)
+
+    def _send(self, request: urllib.request.Request) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode()
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    """A runs folder holding one toy run of 4 episodes."""
+    from discogym.core import register_suite
+
+    register_suite(toy)
+    config = RunConfig.for_suite(toy, ["bisect", "quitter"], split="tiny")
+    Runner(toy, config, tmp_path / "runs" / "toy").run()
+    return tmp_path / "runs"
+
+
+@pytest.fixture
+def served(runs: Path) -> Iterator[Served]:
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(create_app(runs), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    yield Served(f"http://127.0.0.1:{listener.getsockname()[1]}")
+    server.should_exit = True
+    thread.join(WAIT)
+
+
+def error_of(page: str) -> str:
+    """The message of an error page."""
+    start = page.index('id="error">') + len('id="error">')
+    return page[start : page.index("</p>", start)]
+
+
+def test_the_home_page_lists_the_suites_and_the_runs(served):
+    status, page = served.get("/")
+    assert status == 200
+    assert all(f'href="/play?suite={name}"' in page for name in ("autumn", "crafting", "petri", "redstone", "toy"))
+    assert '<a href="/runs/toy">toy</a></td><td>4</td>' in page
+
+
+def test_a_run_lists_its_episodes_filterable_and_each_replays_step_by_step(served, runs):
+    status, page = served.get("/runs/toy")
+    assert status == 200 and page.count('<tr class="') == 4
+    _, quitters = served.get("/runs/toy?agent=quitter")
+    assert quitters.count('<tr class="') == 2 and 'class="success"' not in quitters
+    _, successes = served.get("/runs/toy?outcome=success")
+    assert successes.count('<tr class="success">') == 2
+    stem = next(p.stem for p in RunDir(runs / "toy").episode_paths() if "bisect" in p.name)
+    status, replay = served.get(f"/runs/toy/episodes/{stem}")
+    steps = json.loads(replay.split('id="steps-data" type="application/json">')[1].split("</script>")[0])
+    episode = next(e for e in RunDir(runs / "toy").iter_episodes() if e.key.file_stem() == stem)
+    assert status == 200 and [s["tool"] for s in steps] == [e.call.tool for e in episode.events]
+    assert steps[-1]["text"] == episode.events[-1].result.text
+
+
+def test_the_report_page_shows_the_runs_tables(served):
+    status, page = served.get("/report/toy")
+    assert status == 200 and "<h2>All episodes</h2>" in page and "<h2>toy: episodes</h2>" in page
+    assert page.count("<td>bisect</td>") == 1 + 2  # its row of All episodes, and the toy table's two episodes
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/runs/..%2F..%2Fetc",
+        "/runs/toy/episodes/..%2F..%2Frun",
+        "/runs/toy/episodes/%2E%2E%2Frun",
+        "/runs/toy/plots/..%2F..%2F..%2Fetc%2Fpasswd",
+        "/report/..%2F",
+        "/static/..%2Fapp.py",
+        "/runs/%2Fetc",
+    ],
+)
+def test_nothing_outside_the_runs_folder_is_served(served, path):
+    request = urllib.request.Request(served.root + path)
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as answer:
+            status, body = answer.status, answer.read().decode()
+    except urllib.error.HTTPError as refused:
+        status, body = refused.code, refused.read().decode()
+    assert status == 404 and "root:" not in body and "import" not in body
+
+
+def play_petri(served: Served, participant: str = "p017") -> tuple[str, list[tuple[int, dict[str, Any]]]]:
+    status, page, url = served.post_form(
+        "/play", {"suite": "petri", "split": "pilot-v0", "task": "market-1", "participant": participant}
+    )
+    assert status == 200 and "tools-data" in page, page
+    token = url.rsplit("/", 1)[1]
+    answers = [
+        served.post_json(f"/api/play/{token}/call", {"tool": "experiment", "args": {}}),
+        served.post_json(f"/api/play/{token}/call", {"tool": "probe", "args": {"guess": "nothing"}}),
+        served.post_json(
+            f"/api/play/{token}/call", {"tool": "submit", "args": {"parameter": "price_impact", "direction": "up"}}
+        ),
+    ]
+    return token, answers
+
+
+def test_a_person_plays_a_task_to_a_written_scored_episode_whose_log_equals_discogym_plays(served, runs, tmp_path):
+    token, answers = play_petri(served)
+    assert [status for status, _ in answers] == [200, 200, 200]
+    assert not answers[1][1]["ok"] and answers[2][1]["over"]  # a refused call is an answer, not a crash
+    written = runs / "web" / "petri" / "episodes" / answers[2][1]["written"]
+    episode = json.loads(written.read_text())
+    assert episode["key"]["agent"] == "human" and episode["key"]["agent_options"] == {"client": "p017"}
+    assert episode["score"]["success"] is True and episode["outcome"]["termination"] == "submitted"
+    lines = "experiment\nprobe guess=nothing\nsubmit parameter=price_impact direction=up\n"
+    done = run_discogym("play", "petri", "market-1", "--split", "pilot-v0", "--out", str(tmp_path / "cli"), input=lines)
+    assert done.returncode == 0, done.stderr
+    (terminal,) = RunDir(tmp_path / "cli").iter_episodes()
+    assert episode["events"] == [event.model_dump(mode="json", exclude_none=False) for event in terminal.events]
+    status, after = served.post_json(f"/api/play/{token}/call", {"tool": "experiment", "args": {}})
+    assert status == 409 and "the game is over" in after["error"]
+
+
+def test_bad_input_gets_a_clear_message(served):
+    status, page, _ = served.post_form(
+        "/play", {"suite": "petri", "split": "pilot-v0", "task": "nope", "participant": "p1"}
+    )
+    assert status == 400 and "has no task 'nope'" in error_of(page).replace("&#39;", "'")
+    status, page, _ = served.post_form(
+        "/play", {"suite": "petri", "split": "pilot-v0", "task": "market-1", "participant": "../x"}
+    )
+    assert status == 400 and "participant id" in error_of(page)
+    status, page = served.get("/play?suite=nosuch")
+    assert status == 404 and "unknown suite" in error_of(page)
+    token, _ = play_petri(served, "p2")
+    status, answer = served.post_json(f"/api/play/{token}/call", None, raw=b'{"tool": "submit"')
+    assert status == 422 and answer["error"].startswith("malformed request")
+    status, answer = served.post_json("/api/play/not-a-game/call", {"tool": "experiment", "args": {}})
+    assert status == 404 and "no such game" in answer["error"]
+
+
+def test_serve_binds_this_machine_only_by_default_and_says_so_when_the_port_is_taken(tmp_path):
+    port = free_port()
+    command = discogym_command("serve", "--runs", str(tmp_path), "--port", str(port))
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=cli_environment())
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line.startswith(f"discogym serve: http://127.0.0.1:{port}/"), line
+        assert listeners(port) == ["127.0.0.1"]
+        busy = run_discogym("serve", "--runs", str(tmp_path), "--port", str(port))
+        assert busy.returncode == 2 and busy.stderr.startswith(f"error: port {port} on 127.0.0.1 is in use")
+    finally:
+        process.terminate()
+        process.wait(WAIT)
+
+
+def listeners(port: int) -> list[str]:
+    """The local addresses listening on TCP ``port``, from /proc/net/tcp (IPv4)."""
+    addresses = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        host, hex_port = local.split(":")
+        if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+            addresses.append(".".join(str(int(host[i : i + 2], 16)) for i in (6, 4, 2, 0)))
+    return addresses
