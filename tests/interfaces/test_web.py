@@ -172,6 +172,9 @@ def test_a_person_plays_a_task_to_a_written_scored_episode_whose_log_equals_disc
     assert episode["events"] == [event.model_dump(mode="json", exclude_none=False) for event in terminal.events]
     status, after = served.post_json(f"/api/play/{token}/call", {"tool": "experiment", "args": {}})
     assert status == 409 and "the game is over" in after["error"]
+    _, page = served.get(f"/play/{token}")  # a reload shows the game so far
+    history = json.loads(page.split('id="history-data" type="application/json">')[1].split("</script>")[0])
+    assert [step["tool"] for step in history] == ["experiment", "probe", "submit"]
 
 
 def test_bad_input_gets_a_clear_message(served):

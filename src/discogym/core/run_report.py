@@ -172,7 +172,7 @@ class RunReport(BaseModel):
 
 def _generic_key(episode: Episode) -> tuple[str, str, str, str]:
     key = episode.key
-    return (key.suite, key.condition, key.agent_label(), key.model or "-")
+    return (key.suite, key.condition_label(), key.agent_label(), key.model or "-")
 
 
 def _generic_cells(members: list[Episode]) -> list[object]:

@@ -30,7 +30,7 @@ from discogym.core.session import ClientMistake, ExternalEpisodes, Session
 from discogym.core.storage import RunDir
 from discogym.core.suite import all_suites, get_suite
 from discogym.core.tools import ToolResult
-from discogym.interfaces.web.browse import EpisodeIndex, EpisodeRow, replay_steps
+from discogym.interfaces.web.browse import EpisodeIndex, EpisodeRow, replay_steps, replay_steps_of
 
 HERE = Path(__file__).resolve().parent
 HUMAN = "human"
@@ -187,7 +187,11 @@ def create_app(runs: Path) -> FastAPI:
         game = games.get(token)
         tools = [spec.model_dump() for spec in game.session.tools()]
         images = [f"data:{i.media_type};base64,{i.data_base64}" for i in game.session.brief_images()]
-        return page(request, "play.html", game=game, token=token, tools=tools, images=images)
+        recorder = game.session.recorder
+        history = replay_steps_of(recorder.events) if recorder is not None else []
+        if recorder is None and game.written is not None:  # over: the episode as written
+            history = replay_steps(index.episode(RunDir(runs / WEB_RUNS / game.suite).episodes_dir / game.written))
+        return page(request, "play.html", game=game, token=token, tools=tools, images=images, history=history)
 
     @app.post("/api/play/{token}/call")
     def call(token: str, request_body: CallRequest) -> dict[str, Any]:

@@ -93,7 +93,12 @@ class EpisodeIndex:
 def replay_steps(episode: Episode) -> list[dict[str, Any]]:
     """Each step of the replay: what the agent said and called, what came back, the pictures it was shown, and
     the sub-agent session the call ran (its steps alike)."""
-    return [_step(event) for event in episode.events]
+    return replay_steps_of(episode.events)
+
+
+def replay_steps_of(events: list[Event]) -> list[dict[str, Any]]:
+    """The replay steps of these events (a game's so far, on its play page)."""
+    return [_step(event) for event in events]
 
 
 def _step(event: Event) -> dict[str, Any]:

@@ -6,7 +6,14 @@ const tools = JSON.parse(document.getElementById("tools-data").textContent);
 const log = document.getElementById("log");
 const status = document.getElementById("status");
 
-function field(name, schema, required) {
+// An optional argument's schema is often "anyOf: [the type, null]": the form asks for the type.
+function plain(schema) {
+  const kinds = (schema.anyOf || []).filter((s) => s.type !== "null");
+  return kinds.length === 1 ? { ...kinds[0], description: schema.description } : schema;
+}
+
+function field(name, given, required) {
+  const schema = plain(given);
   const label = document.createElement("label");
   label.textContent = name + (required ? " " : " (optional) ");
   let input;
@@ -95,6 +102,10 @@ async function post(url, body) {
   return answer;
 }
 
+for (const step of JSON.parse(document.getElementById("history-data").textContent)) {
+  show(step.tool, step.args, step);
+}
+
 for (const tool of tools) {
   const form = document.createElement("form");
   form.className = "tool";
@@ -133,3 +144,5 @@ document.getElementById("end").addEventListener("click", async () => {
     status.textContent = String(error.message || error);
   }
 });
+
+if (PLAY_OVER) finished(PLAY_WRITTEN);
