@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 # numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
 OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench lock clean agents-cli test-agents-cli
+.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser
 
 # constraints.txt pins every package to the tested version, so a fresh install is the tested one.
 $(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
@@ -31,8 +31,18 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint $(OLDEST)/installed
+test: lint $(OLDEST)/installed browser
 	$(BIN)/pytest -q
+
+# Debian's chromium, which Playwright drives in the web app's browser tests: installed when absent and apt-get
+# can (as root); otherwise those tests skip, saying so.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (apt-get) for the browser tests"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	      || echo "chromium could not be installed: the browser tests will skip"; \
+	  else echo "chromium is not installed and cannot be installed here: the browser tests will skip"; fi; }
 
 bench: install
 	$(BIN)/python benchmarks/harness_overhead.py

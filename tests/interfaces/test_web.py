@@ -4,85 +4,18 @@ what `discogym play` writes for the same actions; and refusals (unknown task, ma
 the runs folder) as clear messages."""
 
 import json
-import socket
 import subprocess
-import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
-from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
-from discogym.interfaces.web.app import create_app
 from tests.conftest import cli_environment, discogym_command, free_port, run_discogym
-from tests.core.toy_suite import suite as toy
-
-WAIT = 30.0
-
-
-class Served:
-    """A running app and a small client for it."""
-
-    def __init__(self, root: str) -> None:
-        self.root = root
-
-    def get(self, path: str) -> tuple[int, str]:
-        return self._send(urllib.request.Request(self.root + path))
-
-    def post_form(self, path: str, fields: dict[str, str]) -> tuple[int, str, str]:
-        """Status, body and the final URL (redirects followed)."""
-        data = urllib.parse.urlencode(fields).encode()
-        request = urllib.request.Request(self.root + path, data)
-        try:
-            with urllib.request.urlopen(request, timeout=WAIT) as answer:
-                return answer.status, answer.read().decode(), answer.url
-        except urllib.error.HTTPError as refused:
-            return refused.code, refused.read().decode(), refused.url
-
-    def post_json(self, path: str, body: Any, raw: bytes | None = None) -> tuple[int, dict[str, Any]]:
-        data = raw if raw is not None else json.dumps(body).encode()
-        request = urllib.request.Request(self.root + path, data, {"content-type": "application/json"})
-        status, text = self._send(request)
-        return status, json.loads(text)
-
-    def _send(self, request: urllib.request.Request) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(request, timeout=WAIT) as answer:
-                return answer.status, answer.read().decode()
-        except urllib.error.HTTPError as refused:
-            return refused.code, refused.read().decode()
-
-
-@pytest.fixture
-def runs(tmp_path: Path) -> Path:
-    """A runs folder holding one toy run of 4 episodes."""
-    from discogym.core import register_suite
-
-    register_suite(toy)
-    config = RunConfig.for_suite(toy, ["bisect", "quitter"], split="tiny")
-    Runner(toy, config, tmp_path / "runs" / "toy").run()
-    return tmp_path / "runs"
-
-
-@pytest.fixture
-def served(runs: Path) -> Iterator[Served]:
-    listener = socket.create_server(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(runs), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield Served(f"http://127.0.0.1:{listener.getsockname()[1]}")
-    server.should_exit = True
-    thread.join(WAIT)
+from tests.interfaces.conftest import WAIT, Served
 
 
 def error_of(page: str) -> str:
