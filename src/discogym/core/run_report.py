@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from discogym.core.agent import AgentOptions
 from discogym.core.console import plural
@@ -22,6 +22,7 @@ from discogym.core.crosscheck import made_as_planned, mismatch_warning, score_wa
 from discogym.core.episode import Episode, EpisodeKey
 from discogym.core.episode_loop import score_episode
 from discogym.core.errors import UserError
+from discogym.core.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
 from discogym.core.planning import RunConfig, plan_episode
 from discogym.core.plots import plots_available, score_plot
 from discogym.core.report_tables import (
@@ -129,6 +130,7 @@ class RunReport(BaseModel):
     # Mixed versions, copied, unplanned or re-scored episodes, cached outcomes at odds with the log.
     warnings: list[str] = Field(default_factory=list)
     runs: list["RunReport"] = Field(default_factory=list)
+    _episodes: list[Episode] = PrivateAttr(default_factory=list)  # what a folder's human baselines are made of
 
     def markdown(self, title: str = "discogym report") -> str:
         """The report as markdown."""
@@ -239,7 +241,12 @@ def find_runs(root: Path) -> list[Path]:
 
 
 def build_report(
-    root: Path, *, rescore: bool = False, plots_dir: Path | None = None, plots_in_runs: bool = False
+    root: Path,
+    *,
+    rescore: bool = False,
+    plots_dir: Path | None = None,
+    plots_in_runs: bool = False,
+    min_people: int = DEFAULT_MIN_PEOPLE,
 ) -> RunReport:
     """Read every episode of the run at ``root``, or of every run under it, and build the report.
 
@@ -253,33 +260,45 @@ def build_report(
         raise UserError("plots need matplotlib: pip install 'discogym[plots]' (or leave out --plots)")
     runs = find_runs(root)
     if runs == [root]:
-        return run_report(root, rescore=rescore, plots_dir=root / "plots" if plots_in_runs else plots_dir)
+        where = root / "plots" if plots_in_runs else plots_dir
+        return run_report(root, rescore=rescore, plots_dir=where, min_people=min_people)
     reports, empty = [], []
     for run in runs:
         where = run / "plots" if plots_in_runs else None if plots_dir is None else plots_dir / run.relative_to(root)
         if RunDir(run).episode_paths():
-            reports.append(run_report(run, rescore=rescore, plots_dir=where))
+            reports.append(run_report(run, rescore=rescore, plots_dir=where, min_people=min_people))
         else:
             empty.append(f"{run}: no episodes yet")
     if not reports:
         raise UserError(f"{root} holds no episodes (expected files under {root / 'episodes'}, or runs in folders)")
-    return folder_report(root, reports, rescored=rescore, warnings=empty)
+    return folder_report(root, reports, rescored=rescore, warnings=empty, min_people=min_people)
 
 
-def folder_report(root: Path, reports: list[RunReport], *, rescored: bool, warnings: list[str]) -> RunReport:
-    """The report of several runs under ``root``: their summary table, then each run's report."""
+def folder_report(
+    root: Path, reports: list[RunReport], *, rescored: bool, warnings: list[str], min_people: int = DEFAULT_MIN_PEOPLE
+) -> RunReport:
+    """The report of several runs under ``root``: their summary table, the human baselines across them (people
+    and models usually play in runs of their own), then each run's report."""
+    episodes = [episode for report in reports for episode in report._episodes]
+    baselines = human_baseline_table(episodes, _human_percentile, min_people)
     return RunReport(
         run_dir=str(root),
         episodes=sum(report.episodes for report in reports),
         rescored=rescored,
         header=RunHeader.merged(report.header for report in reports),
-        tables=[summary_table(root, reports)],
+        tables=[summary_table(root, reports), *filter(None, [baselines])],
         warnings=[*warnings, *(f"{report.run_dir}: {line}" for report in reports for line in report.warnings)],
         runs=reports,
     )
 
 
-def run_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = None) -> RunReport:
+def _human_percentile(suite: str) -> float:
+    return get_suite(suite).human_percentile
+
+
+def run_report(
+    root: Path, *, rescore: bool = False, plots_dir: Path | None = None, min_people: int = DEFAULT_MIN_PEOPLE
+) -> RunReport:
     """The report of the one run at ``root`` (see :func:`build_report`)."""
     run_dir = RunDir(root)
     warnings: list[str] = []
@@ -300,7 +319,8 @@ def run_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = No
         tables.extend(suite.report(own))
         if plots_dir is not None:
             plots.extend(suite.plots(own, plots_dir))
-    return RunReport(
+    tables.extend(filter(None, [human_baseline_table(episodes, _human_percentile, min_people)]))
+    report = RunReport(
         run_dir=str(root),
         episodes=len(episodes),
         rescored=rescore,
@@ -309,6 +329,8 @@ def run_report(root: Path, *, rescore: bool = False, plots_dir: Path | None = No
         plots=[str(p) for p in plots],
         warnings=warnings,
     )
+    report._episodes = episodes
+    return report
 
 
 def _read_config(run_dir: RunDir, warnings: list[str]) -> RunConfig | None:

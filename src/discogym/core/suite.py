@@ -30,6 +30,9 @@ class Suite(ABC):
     # Raise it when tasks, environments or scoring change so that old episodes are no longer comparable;
     # it is recorded in every episode, and a resumed run refuses to mix episodes of two versions.
     version: ClassVar[str] = "1"
+    # The percentile of people's scores per problem that is the human baseline (discogym.core.human_baselines):
+    # the median unless the suite's paper defines another (AutumnBench: the 80th).
+    human_percentile: ClassVar[float] = 50.0
 
     @abstractmethod
     def splits(self) -> list[str]:

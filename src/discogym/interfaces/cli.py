@@ -342,6 +342,9 @@ def report(
         Path | None, typer.Option(help="Folder for PNG plots (default: each run's RUN_DIR/plots).")
     ] = None,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Write no plots.")] = False,
+    min_people: Annotated[
+        int, typer.Option(min=1, max=1_000_000, help="People a problem needs for its human baseline.")
+    ] = 5,
     as_json: JsonOption = False,
 ) -> None:
     """Aggregate a run's episodes, or every run's in a folder, into tables (markdown on stdout) and plots (PNG)."""
@@ -350,7 +353,13 @@ def report(
 
     with user_errors():
         in_runs = not no_plots and plots is None and plots_available()
-        built = build_report(run_dir, rescore=rescore, plots_dir=None if no_plots else plots, plots_in_runs=in_runs)
+        built = build_report(
+            run_dir,
+            rescore=rescore,
+            plots_dir=None if no_plots else plots,
+            plots_in_runs=in_runs,
+            min_people=min_people,
+        )
         if html is not None:
             html.write_text(built.html(), encoding="utf-8")
     for line in built.warnings:  # mixed versions; copied, unplanned or re-scored episodes; cached outcomes at odds

@@ -72,6 +72,7 @@ class AutumnSuite(Suite):
     aliases = ("autumnbench", "worldtest")
     description = "explore a grid world without reward, then pass a test it did not know about (AutumnBench)"
     version = "1"  # docs/autumn.md, "Versions"
+    human_percentile = 80.0  # the paper's human baseline: the 80th percentile of people's scores per problem
 
     def splits(self) -> list[str]:
         return [ALL, *KINDS]

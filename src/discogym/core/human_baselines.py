@@ -1,0 +1,80 @@
+"""Human baselines: people's scores per problem beside every agent's, in one table.
+
+People play through ``discogym play`` or the web app as agent ``human``, each under a participant id (the web
+app's and MCP's ``client`` option). Per problem (suite, task, condition), each participant counts once, with the
+score of their first episode (lowest repeat: a second try knows the task). The baseline is the percentile of
+those scores the suite defines (:attr:`Suite.human_percentile`: AutumnBench's 80th; the median where a paper
+defines none), given only when at least ``min_people`` people played the problem. Every other agent's mean
+score on the same problem stands beside it, with its difference to the baseline.
+"""
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from discogym.core.episode import Episode
+from discogym.core.report_tables import ReportTable, group_by, mean_score, scored_episodes
+
+HUMAN = "human"
+DEFAULT_MIN_PEOPLE = 5
+Problem = tuple[str, str, str]  # suite, task, condition (with its setting)
+
+
+def participant(episode: Episode) -> str:
+    """Who played a human episode: its ``client`` option, or ``-`` for a terminal game (``discogym play``)."""
+    return episode.key.agent_options.get("client", "-")
+
+
+def _problem(episode: Episode) -> Problem:
+    return (episode.key.suite, episode.key.task, episode.key.condition_label())
+
+
+def people_scores(episodes: Iterable[Episode]) -> list[float]:
+    """One score per participant: that of their first scored episode of the problem."""
+    first: dict[str, Episode] = {}
+    for episode in sorted(episodes, key=lambda e: e.key.repeat):
+        if episode.score.value is not None:
+            first.setdefault(participant(episode), episode)
+    return [float(episode.score.value) for episode in first.values() if episode.score.value is not None]
+
+
+def human_baseline_table(
+    episodes: Iterable[Episode], percentile_of: Callable[[str], float], min_people: int = DEFAULT_MIN_PEOPLE
+) -> ReportTable | None:
+    """People's baseline per problem and each agent's mean score beside it; None when no person played."""
+    scored = scored_episodes(episodes)
+    if not any(e.key.agent == HUMAN for e in scored):
+        return None
+    rows = []
+    for problem, members in group_by(scored, _problem):
+        scores = people_scores(e for e in members if e.key.agent == HUMAN)
+        percentile = percentile_of(problem[0])
+        baseline = float(np.percentile(scores, percentile)) if scores and len(scores) >= min_people else None
+        human_mean = float(np.mean(scores)) if scores else None
+        rows.append([*problem, HUMAN, "-", len(scores), human_mean, percentile, baseline, None])
+        others = [e for e in members if e.key.agent != HUMAN]
+        for (agent, model), runs in group_by(others, lambda e: (e.key.agent_label(), e.key.model or "-")):
+            mean = mean_score(runs)
+            gap = None if mean is None or baseline is None else mean - baseline
+            rows.append([*problem, agent, model, len(runs), mean, percentile, baseline, gap])
+    return ReportTable(
+        title="human baselines",
+        columns=[
+            "suite",
+            "task",
+            "condition",
+            "agent",
+            "model",
+            "people or episodes",
+            "mean score",
+            "percentile",
+            "human baseline",
+            "vs baseline",
+        ],
+        rows=rows,
+        notes=[
+            f"human baseline: the suite's percentile of people's scores on the problem (one score per participant, "
+            f"their first episode), given when at least {min_people} people played it (report --min-people); "
+            "vs baseline: an agent's mean score minus the baseline"
+        ],
+    )

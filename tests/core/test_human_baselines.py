@@ -1,0 +1,63 @@
+"""Human baselines in `discogym report`: people's episodes (agent human, one participant id each) give each
+problem a baseline, the suite's percentile of their first scores, beside every agent's mean on the problem."""
+
+from pathlib import Path
+
+import numpy as np
+
+from discogym.core import register_suite
+from discogym.core.human_baselines import human_baseline_table
+from discogym.core.report_tables import ReportTable
+from discogym.core.run_report import build_report
+from discogym.core.runner import RunConfig, Runner
+from discogym.core.session import ExternalEpisodes
+from discogym.core.storage import RunDir
+from tests.core.toy_suite import suite
+
+TASK = suite.tasks("tiny")[0]
+DIGIT = int(TASK.ground_truth["digit"])
+
+
+def people_play(out: Path, guesses: dict[str, list[int]]) -> None:
+    """Each participant submits their guesses, one episode each, in order."""
+    host = ExternalEpisodes(suite, out, agent="human", split="tiny")
+    for person, tries in guesses.items():
+        session = host.session(person)
+        for guess in tries:
+            session.start(TASK.id)
+            session.call("submit", {"n": guess})
+
+
+def rows_of(table: ReportTable) -> dict[tuple[str, str], list[object]]:
+    return {(row[3], row[4]): row[5:] for row in table.rows}
+
+
+def test_a_folder_report_puts_people_and_agents_on_one_table(tmp_path):
+    register_suite(suite)
+    right, wrong = DIGIT, (DIGIT + 1) % 10
+    # p1-p4 right first; p5 and p6 wrong first (p6 right on a second try, which does not count)
+    guesses = {f"p{i}": [right] for i in range(1, 5)} | {"p5": [wrong], "p6": [wrong, right]}
+    people_play(tmp_path / "runs" / "web" / "toy", guesses)
+    config = RunConfig.for_suite(suite, ["bisect", "quitter"], split="tiny", tasks=[TASK.id])
+    Runner(suite, config, tmp_path / "runs" / "toy").run()
+    report = build_report(tmp_path / "runs", min_people=5)
+    table = next(t for t in report.tables if t.title == "human baselines")
+    rows = rows_of(table)
+    median = float(np.percentile([1, 1, 1, 1, 0, 0], 50))
+    assert rows[("human", "-")] == [6, 4 / 6, 50.0, median, None]
+    assert rows[("bisect", "-")] == [1, 1.0, 50.0, median, 1.0 - median]
+    assert rows[("quitter", "-")] == [1, 0.0, 50.0, median, -median]
+    too_few = build_report(tmp_path / "runs", min_people=7)
+    rows = rows_of(next(t for t in too_few.tables if t.title == "human baselines"))
+    assert rows[("human", "-")][3] is None and rows[("bisect", "-")][4] is None  # no baseline below 7 people
+
+
+def test_the_suites_percentile_is_the_baseline_and_runs_without_people_have_no_such_table(tmp_path):
+    register_suite(suite)
+    people_play(tmp_path, {f"p{i}": [DIGIT if i < 3 else (DIGIT + 1) % 10] for i in range(10)})
+    episodes = list(RunDir(tmp_path).iter_episodes())
+    table = human_baseline_table(episodes, lambda _: 80.0, min_people=5)
+    assert table is not None
+    (human,) = table.rows
+    assert human[5:9] == [10, 0.3, 80.0, float(np.percentile([1] * 3 + [0] * 7, 80))]
+    assert human_baseline_table([e for e in episodes if e.key.agent != "human"], lambda _: 80.0) is None
