@@ -81,6 +81,7 @@ STAND_INS = {
     "agent-clis.md": ["discogym run redstone --split A --out runs/redstone"],
     "autumn-worldtest.md": ["discogym autumn generate --env ball --out tasks.json"],
     "writing-an-agent.md": [f"{NOVELTY} sweep petri redstone --agent novelty --agent-opt max_calls=20"],
+    "web.md": ["discogym run SUITE --out runs/SUITE"],
 }
 
 
