@@ -25,12 +25,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from discogym import __version__
 from discogym.core.errors import UserError
 from discogym.core.report_tables import format_cell
-from discogym.core.run_report import find_runs, run_report
+from discogym.core.run_report import find_runs
 from discogym.core.session import ClientMistake, ExternalEpisodes, Session
 from discogym.core.storage import RunDir
 from discogym.core.suite import all_suites, get_suite
 from discogym.core.tools import ToolResult
-from discogym.interfaces.web.browse import EpisodeIndex, EpisodeRow, replay_steps, replay_steps_of
+from discogym.interfaces.web.browse import EpisodeIndex, EpisodeRow, ReportCache, replay_steps, replay_steps_of
 
 HERE = Path(__file__).resolve().parent
 HUMAN = "human"
@@ -125,6 +125,7 @@ def create_app(runs: Path) -> FastAPI:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     games = Games(runs)
     index = EpisodeIndex()
+    reports = ReportCache()
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         context = {"version": __version__, "status": status, **context}
@@ -235,7 +236,7 @@ def create_app(runs: Path) -> FastAPI:
     def report(request: Request, run: str) -> HTMLResponse:
         folder = run_folder(run)
         try:
-            built = run_report(folder)
+            built = reports.report(folder)
         except UserError as err:
             raise HTTPException(404, str(err)) from None
         plots = [path.name for path in plot_files(folder)]

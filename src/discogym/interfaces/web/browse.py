@@ -1,6 +1,6 @@
 """What the browse pages show of a run's episodes: one row per episode for the filterable list, and the steps of
-an episode's replay. Episode files are read once and kept while their size and modification time stay the same,
-so a run of a thousand episodes lists quickly after its first visit."""
+an episode's replay. A row is read from its file once and kept while the file's size and modification time stay
+the same, so a run of a thousand episodes lists quickly after its first visit."""
 
 import os
 import threading
@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from discogym.core.episode import Episode, Event
+import orjson
+
+from discogym.core.episode import Episode, EpisodeKey, Event
+from discogym.core.run_report import RunReport, run_report
 from discogym.core.storage import RunDir
 
 FILTERS = ("suite", "task", "agent", "model", "outcome")
@@ -34,14 +37,17 @@ class EpisodeRow:
         return all(not value or str(getattr(self, name)) == value for name, value in wanted.items())
 
     @classmethod
-    def of(cls, stem: str, episode: Episode) -> "EpisodeRow":
-        if episode.outcome.status == "error":
-            outcome = "error"
-        elif episode.score.success is None:
-            outcome = "unscored"
+    def of(cls, stem: str, document: dict[str, Any]) -> "EpisodeRow":
+        """The row of an episode file's parsed JSON (read without validating the whole episode: a list of a
+        thousand episodes needs only these fields)."""
+        key = EpisodeKey.model_validate(document["key"])
+        outcome, score = document.get("outcome") or {}, document.get("score") or {}
+        if outcome.get("status") == "error":
+            verdict = "error"
+        elif score.get("success") is None:
+            verdict = "unscored"
         else:
-            outcome = "success" if episode.score.success else "failure"
-        key = episode.key
+            verdict = "success" if score["success"] else "failure"
         return cls(
             stem=stem,
             suite=key.suite,
@@ -50,44 +56,65 @@ class EpisodeRow:
             agent=key.agent_label(),
             model=key.model or "-",
             repeat=key.repeat,
-            outcome=outcome,
-            score=episode.score.value,
-            steps=len(episode.events),
+            outcome=verdict,
+            score=score.get("value"),
+            steps=len(document.get("events") or []),
         )
 
 
 class EpisodeIndex:
-    """Episodes and their rows, read from disk once per version of each file."""
+    """The rows of runs' episodes, each file read once per version (its size and modification time)."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, tuple[tuple[int, int], Episode, EpisodeRow]] = {}
+        self._rows: dict[Path, tuple[tuple[int, int], EpisodeRow]] = {}
         self._lock = threading.Lock()
 
-    def _load(self, path: Path) -> tuple[Episode, EpisodeRow]:
+    def _row(self, path: Path) -> EpisodeRow:
         stat = os.stat(path)
         version = (stat.st_size, stat.st_mtime_ns)
         with self._lock:
-            cached = self._cache.get(path)
+            cached = self._rows.get(path)
         if cached is not None and cached[0] == version:
-            return cached[1], cached[2]
-        episode = Episode.model_validate_json(path.read_bytes())
-        row = EpisodeRow.of(path.stem, episode)
+            return cached[1]
+        row = EpisodeRow.of(path.stem, orjson.loads(path.read_bytes()))
         with self._lock:
-            self._cache[path] = (version, episode, row)
-        return episode, row
+            self._rows[path] = (version, row)
+        return row
 
     def episode(self, path: Path) -> Episode:
-        return self._load(path)[0]
+        """The whole episode (validated), for its replay."""
+        return Episode.model_validate_json(path.read_bytes())
 
     def rows(self, run_dir: RunDir) -> list[EpisodeRow]:
         """A row for every readable episode of the run, in file-name order (unreadable files left out)."""
         rows = []
         for path in sorted(run_dir.episode_paths()):
             try:
-                rows.append(self._load(path)[1])
-            except (OSError, ValueError):
+                rows.append(self._row(path))
+            except (OSError, ValueError, KeyError, TypeError):
                 continue
         return rows
+
+
+class ReportCache:
+    """Runs' reports, each built once per version of its episode files (building one re-scores every episode:
+    seconds for a thousand)."""
+
+    def __init__(self) -> None:
+        self._reports: dict[Path, tuple[tuple[tuple[str, int, int], ...], RunReport]] = {}
+        self._lock = threading.Lock()
+
+    def report(self, folder: Path) -> RunReport:
+        stats = [(path.name, os.stat(path)) for path in sorted(RunDir(folder).episode_paths())]
+        version = tuple((name, stat.st_size, stat.st_mtime_ns) for name, stat in stats)
+        with self._lock:
+            cached = self._reports.get(folder)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        built = run_report(folder)
+        with self._lock:
+            self._reports[folder] = (version, built)
+        return built
 
 
 def replay_steps(episode: Episode) -> list[dict[str, Any]]:
