@@ -4,6 +4,7 @@ worker processes, and when the run is interrupted or its runner killed."""
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -108,9 +109,22 @@ def start_slow_run(tmp_path: Path) -> subprocess.Popen[str]:
     )
 
 
+def wait_for_one_in_flight(tmp_path: Path, within_s: float = 60) -> None:
+    """Wait until an environment is open whose episode is not written (between two episodes, both workers may
+    have none: a loaded machine can hold them there for a while)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        opened, closed = logged(tmp_path / "log")
+        if len(opened) > len(closed):
+            return
+        time.sleep(0.01)
+    raise AssertionError("no episode was in flight")
+
+
 def test_ctrl_c_closes_the_environments_in_flight_in_the_workers(tmp_path):
     process = start_slow_run(tmp_path)
     wait_for_episodes(tmp_path / "run", 3, process)
+    wait_for_one_in_flight(tmp_path)
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
