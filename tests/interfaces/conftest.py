@@ -1,5 +1,6 @@
 """Fixtures of the web app's tests: a runs folder with a toy run, and the app serving it over real HTTP."""
 
+import contextlib
 import json
 import socket
 import threading
@@ -66,8 +67,9 @@ def runs(tmp_path: Path) -> Path:
     return tmp_path / "runs"
 
 
-@pytest.fixture
-def served(runs: Path) -> Iterator[Served]:
+@contextlib.contextmanager
+def serving(runs: Path) -> Iterator[Served]:
+    """The app serving ``runs`` on a free port of 127.0.0.1, stopped (its shutdown run) on leaving."""
     listener = socket.create_server(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(create_app(runs), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
@@ -75,6 +77,14 @@ def served(runs: Path) -> Iterator[Served]:
     deadline = time.monotonic() + WAIT
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
-    yield Served(f"http://127.0.0.1:{listener.getsockname()[1]}", runs)
-    server.should_exit = True
-    thread.join(WAIT)
+    try:
+        yield Served(f"http://127.0.0.1:{listener.getsockname()[1]}", runs)
+    finally:
+        server.should_exit = True
+        thread.join(WAIT)
+
+
+@pytest.fixture
+def served(runs: Path) -> Iterator[Served]:
+    with serving(runs) as app:
+        yield app

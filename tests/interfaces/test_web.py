@@ -15,7 +15,7 @@ import pytest
 
 from discogym.core.storage import RunDir
 from tests.conftest import cli_environment, discogym_command, free_port, run_discogym
-from tests.interfaces.conftest import WAIT, Served
+from tests.interfaces.conftest import WAIT, Served, serving
 
 
 def error_of(page: str) -> str:
@@ -153,3 +153,12 @@ def listeners(port: int) -> list[str]:
         if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
             addresses.append(".".join(str(int(host[i : i + 2], 16)) for i in (6, 4, 2, 0)))
     return addresses
+
+
+def test_a_game_still_running_when_the_server_stops_is_written_as_abandoned(runs):
+    with serving(runs) as served:
+        fields = {"suite": "petri", "split": "pilot-v0", "task": "market-1", "participant": "p9"}
+        _, _, url = served.post_form("/play", fields)
+        served.post_json(f"/api/play/{url.rsplit('/', 1)[1]}/call", {"tool": "experiment", "args": {}})
+    (episode,) = RunDir(runs / "web" / "petri").iter_episodes()
+    assert episode.outcome.termination == "abandoned" and [e.call.tool for e in episode.events] == ["experiment"]

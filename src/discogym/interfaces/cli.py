@@ -529,7 +529,7 @@ def serve(
     try:
         uvicorn.Server(uvicorn.Config(web_app, log_level="warning")).run(sockets=[listener])
     except KeyboardInterrupt:
-        fail("interrupted; games in progress were not written", EXIT_INTERRUPTED)
+        fail(f"interrupted; games in progress were written to {runs / 'web'} as abandoned", EXIT_INTERRUPTED)
 
 
 @app.command("mcp")

@@ -10,6 +10,8 @@ A person's episode is recorded by the harness's own recorder (:mod:`discogym.cor
 
 import secrets
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,13 @@ class Games:
             self._games[token] = Game(session, suite, started.task, started.condition, participant, started.brief)
         return token
 
+    def leave_all(self) -> None:
+        """The server is stopping: write every game still running as ``abandoned`` (scored from its log)."""
+        with self._lock:
+            running = [game for game in self._games.values() if not game.over]
+        for game in running:
+            game.written, game.over = game.session.leave(), True
+
     def get(self, token: str) -> Game:
         game = self._games.get(token)
         if game is None:
@@ -119,11 +128,19 @@ def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
 def create_app(runs: Path) -> FastAPI:
     """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``)."""
     runs = runs.resolve()
-    app = FastAPI(title="discogym", version=__version__, docs_url=None, redoc_url=None, openapi_url=None)
+    games = Games(runs)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        games.leave_all()
+
+    app = FastAPI(
+        title="discogym", version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters["cell"] = format_cell
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    games = Games(runs)
     index = EpisodeIndex()
     reports = ReportCache()
 
