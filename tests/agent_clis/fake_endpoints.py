@@ -22,7 +22,17 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
-from tests.llm.fake_endpoint import Calls, Delay, FakeEndpoint, Request, Say, Scripted, Status, anthropic_reply
+from tests.llm.fake_endpoint import (
+    Calls,
+    Delay,
+    FakeEndpoint,
+    Request,
+    Say,
+    Scripted,
+    Status,
+    anthropic_reply,
+    send,
+)
 
 SCRIPT_OVER = "The script is over."
 MCP_PREFIX = "mcp__discogym"  # how both CLIs name the tools of an MCP server called "discogym"
@@ -122,13 +132,7 @@ class ScriptedEndpoint(FakeEndpoint):
             def _send(
                 self, code: int, payload: bytes, content_type: str = "", headers: dict[str, str] | None = None
             ) -> None:
-                self.send_response(code)
-                self.send_header("content-type", content_type or "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                send(self, code, payload, content_type or "application/json", headers)
 
         return Handler
 

@@ -230,13 +230,7 @@ class FakeEndpoint:
                 return f"{tool} {n}", []
 
             def _send(self, code: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                send(self, code, payload, "application/json", headers)
 
         return Handler
 
@@ -297,3 +291,16 @@ def anthropic_reply(body: dict[str, Any], text: str, calls: list[tuple[str, str]
             "cache_creation_input_tokens": 0,
         },
     }
+
+
+def send(
+    handler: BaseHTTPRequestHandler, code: int, payload: bytes, content_type: str, headers: dict[str, str] | None
+) -> None:
+    """Answer the handler's request with ``payload`` (its length declared) and any extra ``headers``."""
+    handler.send_response(code)
+    handler.send_header("content-type", content_type)
+    handler.send_header("content-length", str(len(payload)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(payload)

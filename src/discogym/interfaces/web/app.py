@@ -101,7 +101,7 @@ class Games:
 
 
 def plot_files(folder: Path) -> list[Path]:
-    """The PNG plots ``discogym report --plots`` wrote into the run's ``plots`` folder."""
+    """The PNG plots ``discogym report`` drew into the run's ``plots`` folder."""
     plots = folder / "plots"
     return sorted(plots.glob("*.png")) if plots.is_dir() else []
 
