@@ -170,6 +170,12 @@ class Env(ABC):
         """A suite-specific summary of how the episode ended, stored in the episode file."""
         return {}
 
+    def view(self) -> dict[str, Any] | None:
+        """What a person's screen shows of the environment now, for the web app's play page: a JSON-safe dict
+        whose ``kind`` names the screen that draws it (``static/screens/KIND.js``), or None (the page offers the
+        tools as forms only). Only what the agent may see: it reaches the page before the episode ends."""
+        return None
+
     def continue_from(self, carried: dict[str, Any]) -> None:  # noqa: B027 - an optional hook
         """Called before the brief is read when the episode continues a curriculum chain: ``carried`` is what
         :meth:`Suite.carry_forward` took from the episode before. Environments of suites with a curriculum

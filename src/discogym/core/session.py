@@ -8,6 +8,7 @@ interfaces map it onto theirs.
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -79,9 +80,10 @@ class ExternalEpisodes:
         self._lock = threading.Lock()
         self._preview: list[ToolSpec] | None = None
 
-    def session(self, client: str = UNKNOWN_CLIENT) -> "Session":
-        """A new session for the client called ``client``, playing nothing yet."""
-        return Session(self, client)
+    def session(self, client: str = UNKNOWN_CLIENT, options: dict[str, str] | None = None) -> "Session":
+        """A new session for the client called ``client``, playing nothing yet; ``options`` are recorded with
+        ``client`` as the agent's options (e.g. the web app's ``mode``)."""
+        return Session(self, client, options)
 
     def list_tasks(self) -> TaskList:
         """The tasks of the split being served."""
@@ -123,10 +125,10 @@ class ExternalEpisodes:
         except UserError as err:
             raise ClientMistake(str(err)) from None
 
-    def reserve(self, task: Task, condition: Condition, client: str) -> PlannedEpisode:
-        """Plan the client's next episode of (task, condition) and hold its key until it is written or
-        released, so two sessions of one client never get the same repeat."""
-        agent = AgentOptions(name=self.agent, options={"client": client})
+    def reserve(self, task: Task, condition: Condition, options: dict[str, str]) -> PlannedEpisode:
+        """Plan the client's next episode of (task, condition) under the agent options ``options`` and hold its
+        key until it is written or released, so two sessions of one client never get the same repeat."""
+        agent = AgentOptions(name=self.agent, options=dict(options))
         with self._lock:
             planned = plan_next_free(
                 self.suite.name,
@@ -157,11 +159,15 @@ class ExternalEpisodes:
 class Session:
     """One client's state: the episode it is playing, if any. Not safe for concurrent use by one client."""
 
-    def __init__(self, host: ExternalEpisodes, client: str = UNKNOWN_CLIENT) -> None:
+    def __init__(
+        self, host: ExternalEpisodes, client: str = UNKNOWN_CLIENT, options: dict[str, str] | None = None
+    ) -> None:
         self.host = host
         self.client = client
+        self.options = {"client": client, **(options or {})}
         self.recorder: EpisodeRecorder | None = None
         self.written: str | None = None  # the file name of the episode written last
+        self.last_view: dict[str, Any] | None = None  # the environment's view after the last start or call
 
     @property
     def playing(self) -> bool:
@@ -184,11 +190,12 @@ class Session:
         chosen = self.host.condition(condition)
         if self.playing:
             self.end(STARTED_ANOTHER)
-        planned = self.host.reserve(task, chosen, self.client)
+        planned = self.host.reserve(task, chosen, self.options)
         recorder = self.recorder = EpisodeRecorder(self.host.suite, planned)
         try:
             recorder.open()
             instructions = recorder.context().system_prompt
+            self._look()
         except EpisodeStopped as err:
             self._write()
             raise ClientMistake(
@@ -223,6 +230,7 @@ class Session:
         except BaseException:
             self.abandon()
             raise
+        self._look()
         if recorder.over:
             self._write()
             result = result.model_copy(update={"text": f"{result.text}\n(The episode is over and has been recorded.)"})
@@ -253,6 +261,15 @@ class Session:
         if recorder is not None:
             recorder.abandon()
             self.host.release(recorder.planned.key)
+
+    def _look(self) -> None:
+        """Keep the environment's view (before the episode is written and its environment closed). A view that
+        fails shows its error: a picture is not worth the episode."""
+        env = self.recorder.env if self.recorder is not None else None
+        try:
+            self.last_view = env.view() if env is not None else None
+        except Exception as err:  # any bug of a suite's view
+            self.last_view = {"kind": "error", "message": f"the environment's view failed: {err!r}"}
 
     def _running(self) -> EpisodeRecorder:
         if self.recorder is None or not self.playing:

@@ -33,6 +33,11 @@ class Suite(ABC):
     # The percentile of people's scores per problem that is the human baseline (discogym.core.human_baselines):
     # the median unless the suite's paper defines another (AutumnBench: the 80th).
     human_percentile: ClassVar[float] = 50.0
+    # How people play it in the web app: at the world's frame rate (a noop each frame they do nothing) when
+    # True, else turn by turn; a person may pick the other mode, recorded as the agent option ``mode``.
+    frame_rate_play: ClassVar[bool] = False
+    # The condition the web app offers people first (the suite's first condition when None).
+    people_condition: ClassVar[str | None] = None
 
     @abstractmethod
     def splits(self) -> list[str]:

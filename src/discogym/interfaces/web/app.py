@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 HUMAN = "human"
 WEB_RUNS = "web"  # RUNS/web/SUITE holds the episodes people play here
 MAX_PARTICIPANT = 64
+PLAY_MODES = ("frame-rate", "turns")
 
 
 class CallRequest(BaseModel):
@@ -57,6 +58,7 @@ class Game:
     condition: str
     participant: str
     brief: str
+    mode: str | None = None  # "frame-rate" or "turns", for suites played at a frame rate
     over: bool = False
     written: str | None = None
 
@@ -78,12 +80,15 @@ class Games:
                 self._hosts[key] = ExternalEpisodes(get_suite(suite), out, agent=HUMAN, split=split)
             return self._hosts[key]
 
-    def start(self, suite: str, split: str, task: str, condition: str, participant: str) -> str:
-        session = self.host(suite, split).session(participant)
+    def start(self, suite: str, split: str, task: str, condition: str, participant: str, mode: str = "") -> str:
+        chosen_mode = play_mode(suite, mode)
+        options = {"mode": chosen_mode} if chosen_mode else {}
+        session = self.host(suite, split).session(participant, options)
         started = session.start(task, condition or None)
         token = secrets.token_urlsafe(16)
+        game = Game(session, suite, started.task, started.condition, participant, started.brief, chosen_mode)
         with self._lock:
-            self._games[token] = Game(session, suite, started.task, started.condition, participant, started.brief)
+            self._games[token] = game
         return token
 
     def leave_all(self) -> None:
@@ -106,6 +111,16 @@ def plot_files(folder: Path) -> list[Path]:
     return sorted(plots.glob("*.png")) if plots.is_dir() else []
 
 
+def play_mode(suite: str, asked: str) -> str | None:
+    """The mode a game of ``suite`` is played in: for suites played at a frame rate, ``frame-rate`` (the default)
+    or ``turns``; None for the others, which are always played turn by turn."""
+    if not get_suite(suite).frame_rate_play:
+        return None
+    if asked not in ("", *PLAY_MODES):
+        raise UserError(f"mode is one of {', '.join(PLAY_MODES)} (got {asked!r})")
+    return asked or PLAY_MODES[0]
+
+
 def participant_id(text: str) -> str:
     """A participant id: letters, digits, ``-`` and ``_``, at most :data:`MAX_PARTICIPANT` characters."""
     cleaned = text.strip()
@@ -122,6 +137,7 @@ def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
         "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
         "over": game.over,
         "written": game.written,
+        "view": game.session.last_view,
     }
 
 
@@ -184,7 +200,9 @@ def create_app(runs: Path) -> FastAPI:
                 tasks = chosen.tasks(split)
             except UserError as err:
                 raise HTTPException(404, str(err)) from None
-        return page(request, "choose.html", suites=all_suites(), suite=chosen, split=split, tasks=tasks)
+        return page(
+            request, "choose.html", suites=all_suites(), suite=chosen, split=split, tasks=tasks, modes=PLAY_MODES
+        )
 
     @app.post("/play")
     def start(
@@ -193,9 +211,10 @@ def create_app(runs: Path) -> FastAPI:
         task: str = Form(),
         condition: str = Form(""),
         participant: str = Form(),
+        mode: str = Form(""),
     ) -> RedirectResponse:
         try:
-            token = games.start(suite, split, task, condition, participant_id(participant))
+            token = games.start(suite, split, task, condition, participant_id(participant), mode)
         except (UserError, ClientMistake) as err:
             raise HTTPException(400, str(err)) from None
         return RedirectResponse(f"/play/{token}", status_code=303)
@@ -209,7 +228,10 @@ def create_app(runs: Path) -> FastAPI:
         history = replay_steps_of(recorder.events) if recorder is not None else []
         if recorder is None and game.written is not None:  # over: the episode as written
             history = replay_steps(index.episode(RunDir(runs / WEB_RUNS / game.suite).episodes_dir / game.written))
-        return page(request, "play.html", game=game, token=token, tools=tools, images=images, history=history)
+        view = game.session.last_view
+        return page(
+            request, "play.html", game=game, token=token, tools=tools, images=images, history=history, view=view
+        )
 
     @app.post("/api/play/{token}/call")
     def call(token: str, request_body: CallRequest) -> dict[str, Any]:

@@ -5,6 +5,7 @@
 const tools = JSON.parse(document.getElementById("tools-data").textContent);
 const log = document.getElementById("log");
 const status = document.getElementById("status");
+let screen = null; // the suite's screen, once mounted
 
 // An optional argument's schema is often "anyOf: [the type, null]": the form asks for the type.
 function plain(schema) {
@@ -87,8 +88,8 @@ function show(tool, args, answer) {
 function finished(written) {
   for (const control of document.querySelectorAll("form.tool button, #end")) control.disabled = true;
   status.textContent = "The game is over." + (written ? " Its episode was written: " + written : "");
-  status.id = "status";
   document.body.dataset.over = "true";
+  if (screen) screen.finished();
 }
 
 async function post(url, body) {
@@ -100,6 +101,21 @@ async function post(url, body) {
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error || answer.detail || response.statusText);
   return answer;
+}
+
+// One tool call in the episode, from a form or a screen: logged on the page, the screen redrawn. A refusal of
+// the server (the game is over, a malformed request) shows in the status line and rejects.
+async function call(tool, args) {
+  try {
+    const answer = await post(`/api/play/${PLAY_TOKEN}/call`, { tool, args });
+    show(tool, args, answer);
+    if (screen && answer.view) screen.update(answer.view);
+    if (answer.over) finished(answer.written);
+    return answer;
+  } catch (error) {
+    status.textContent = String(error.message || error);
+    throw error;
+  }
 }
 
 for (const step of JSON.parse(document.getElementById("history-data").textContent)) {
@@ -122,16 +138,9 @@ for (const tool of tools) {
   button.type = "submit";
   button.textContent = tool.name;
   form.append(button);
-  form.addEventListener("submit", async (event) => {
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const args = readArgs(form);
-    try {
-      const answer = await post(`/api/play/${PLAY_TOKEN}/call`, { tool: tool.name, args });
-      show(tool.name, args, answer);
-      if (answer.over) finished(answer.written);
-    } catch (error) {
-      status.textContent = String(error.message || error);
-    }
+    call(tool.name, readArgs(form)).catch(() => {});
   });
   document.getElementById("tools").append(form);
 }
@@ -145,4 +154,35 @@ document.getElementById("end").addEventListener("click", async () => {
   }
 });
 
-if (PLAY_OVER) finished(PLAY_WRITTEN);
+// The suite's screen: static/screens/KIND.js registers discogymScreens[KIND] = (root, view, api) => screen, a
+// screen being { update(view), finished() }. The page loads it when the environment has a view.
+const firstView = JSON.parse(document.getElementById("view-data").textContent);
+const screenRoot = document.getElementById("screen");
+window.discogymScreens = window.discogymScreens || {};
+
+function mountScreen() {
+  const mount = window.discogymScreens[firstView.kind];
+  if (!mount) {
+    screenRoot.textContent = "This page has no screen for " + firstView.kind + ": use the forms.";
+    document.getElementById("forms").open = true;
+  } else {
+    screen = mount(screenRoot, firstView, { call, tools, mode: PLAY_MODE, isOver: () => document.body.dataset.over === "true" });
+    screenRoot.dataset.ready = "true";
+  }
+  if (PLAY_OVER) finished(PLAY_WRITTEN);
+}
+
+if (firstView && firstView.kind === "error") {
+  screenRoot.textContent = firstView.message;
+  screenRoot.className = "screen error";
+  document.getElementById("forms").open = true;
+  if (PLAY_OVER) finished(PLAY_WRITTEN);
+} else if (firstView) {
+  const script = document.createElement("script");
+  script.src = `/static/screens/${encodeURIComponent(firstView.kind)}.js`;
+  script.onload = mountScreen;
+  script.onerror = mountScreen;
+  document.body.append(script);
+} else if (PLAY_OVER) {
+  finished(PLAY_WRITTEN);
+}
