@@ -1,7 +1,8 @@
-"""Fixtures of the web app's tests: a runs folder with a toy run, and the app serving it over real HTTP."""
+"""Fixtures of the web app's tests: a runs folder with a toy run, the app serving it over real HTTP, and a browser."""
 
 import contextlib
 import json
+import shutil
 import socket
 import threading
 import time
@@ -15,11 +16,19 @@ from typing import Any
 import pytest
 import uvicorn
 
+from discogym.core.episode import Episode
 from discogym.core.runner import RunConfig, Runner
+from discogym.core.storage import RunDir
 from discogym.interfaces.web.app import create_app
+from tests.conftest import run_discogym
 from tests.core.toy_suite import suite as toy
 
 WAIT = 30.0
+CHROMIUM = shutil.which("chromium")
+TIMEOUT_MS = 30_000
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed: make test installs it (apt-get install chromium)"
+)
 
 
 class Served:
@@ -88,3 +97,42 @@ def serving(runs: Path) -> Iterator[Served]:
 def served(runs: Path) -> Iterator[Served]:
     with serving(runs) as app:
         yield app
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium, headless, driven by Playwright (tests using it are marked :data:`needs_chromium`)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser page (its own context: no cookies or storage shared between tests)."""
+    context = browser.new_context()
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT_MS)
+    yield opened
+    context.close()
+
+
+def web_episode(runs: Path, suite: str) -> Episode:
+    """The one episode people played of ``suite`` in the web app serving ``runs``."""
+    (episode,) = RunDir(runs / "web" / suite).iter_episodes()
+    return episode
+
+
+def assert_played_alike(web: Episode, folder: Path, suite: str, task: str, lines: str, *options: str) -> None:
+    """``discogym play SUITE TASK OPTIONS`` given ``lines`` at the terminal logs what the web game logged: the same
+    calls, results and messages, step by step (timings are not in the log)."""
+    done = run_discogym("play", suite, task, "--out", str(folder), *options, input=lines)
+    assert done.returncode == 0, done.stderr
+    (terminal,) = RunDir(folder).iter_episodes()
+    assert len(web.events) == len(terminal.events)
+    for in_browser, at_terminal in zip(web.events, terminal.events, strict=True):
+        assert in_browser.model_dump(mode="json") == at_terminal.model_dump(mode="json")
+    assert web.score == terminal.score

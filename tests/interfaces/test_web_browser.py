@@ -3,40 +3,11 @@ through the forms to a written, scored episode; someone browses a run, filters i
 bad input shows a clear message. Skipped, saying so, when chromium is not installed (make test installs it)."""
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from tests.interfaces.conftest import Served, assert_played_alike, needs_chromium, web_episode
 
-from discogym.core.storage import RunDir
-from tests.conftest import run_discogym
-from tests.interfaces.conftest import Served
-
-CHROMIUM = shutil.which("chromium")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium is not installed: make test installs it (apt-get install chromium)"
-)
-TIMEOUT_MS = 30_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    opened = context.new_page()
-    opened.set_default_timeout(TIMEOUT_MS)
-    yield opened
-    context.close()
+pytestmark = needs_chromium
 
 
 def test_a_person_plays_petri_through_the_forms_to_a_written_scored_episode(page, served: Served, runs: Path, tmp_path):
@@ -56,14 +27,10 @@ def test_a_person_plays_petri_through_the_forms_to_a_written_scored_episode(page
     page.wait_for_selector("body[data-over=true]")
     assert "Its episode was written" in page.inner_text("#status")
     assert page.is_disabled("#tool-experiment button")
-    (episode,) = RunDir(runs / "web" / "petri").iter_episodes()
+    episode = web_episode(runs, "petri")
     assert episode.score.success and episode.key.agent_options == {"client": "p017"}
     lines = 'experiment config_b={"price_impact": 0.02} metric=volatility\nsubmit parameter=price_impact direction=up\n'
-    done = run_discogym("play", "petri", "market-1", "--split", "pilot-v0", "--out", str(tmp_path / "cli"), input=lines)
-    assert done.returncode == 0, done.stderr
-    (terminal,) = RunDir(tmp_path / "cli").iter_episodes()
-    for web, cli in zip(episode.events, terminal.events, strict=True):
-        assert web.model_dump(mode="json") == cli.model_dump(mode="json"), (web.result.data, cli.result.data)
+    assert_played_alike(episode, tmp_path / "cli", "petri", "market-1", lines, "--split", "pilot-v0")
 
 
 def test_someone_browses_a_run_filters_it_and_steps_through_a_replay(page, served: Served):
