@@ -30,6 +30,7 @@ from discogym.suites.autumn.tasks import AutumnTask
 
 INTERACTION = "interaction"
 TEST = "test"
+DEFAULT_FRAME_RATE = 8
 DONE_REASONS = {"mfp": "answered", "planning": "goal_reached", "cd": "frame_chosen"}
 TASK_BRIEF = "A grid world to explore without reward (act, reset); a test follows, told to you only when it begins."
 
@@ -104,6 +105,7 @@ class WorldTestEnv(Env):
         self.rng = np.random.default_rng([self.challenge.seed, 5])
         self.world = self._start(source)
         self.test_frames: list[list[list[str]]] = []
+        self.mfp_shown: int | None = None  # the masked frame shown last (None: the last frame, shown at the start)
 
     def _start(self, source: str) -> Interpreter:
         return Interpreter(source, seed=self.challenge.seed)
@@ -180,6 +182,7 @@ class WorldTestEnv(Env):
         if args.index >= len(frames):
             raise ToolError(f"frames are numbered 0 to {len(frames) - 1}")
         action = "start" if args.index == 0 else f"after {mfp.actions[args.index - 1]}"
+        self.mfp_shown = args.index
         return ToolResult(text=f"frame {args.index} ({action}):\n{grid_text(frames[args.index])}")
 
     @tool(AnswerArgs)
@@ -247,7 +250,7 @@ class WorldTestEnv(Env):
         else:
             frames = [self._step(action)]
             if self.presentation.frame_stacking:
-                frames += [self._step(None) for _ in range(max(0, int(self.world.globals.get("FRAME_RATE", 8)) - 1))]
+                frames += [self._step(None) for _ in range(self.frame_rate() - 1)]
         first = self.interaction_frames
         self.interaction_frames += len(frames)
         text_frames = "\n".join(self._observe(first + i, f) for i, f in enumerate(frames))
@@ -322,6 +325,50 @@ class WorldTestEnv(Env):
         except AutumnError as err:  # a program error: the frame stays, the episode goes on
             self.errors.append(err.describe())
             return self.world.frame
+
+    # What a person sees (the web app's grid screen)
+
+    def frame_rate(self) -> int:
+        """Frames a second when people play in real time: the program's FRAME_RATE, else 8 (the paper's 3 to 8)."""
+        return max(1, int(self.world.globals.get("FRAME_RATE", DEFAULT_FRAME_RATE)))
+
+    def view(self) -> dict[str, Any]:
+        """The grid and the controls of the phase: what the text shows an agent, as data for a canvas."""
+        shown: dict[str, Any] = {
+            "kind": "grid",
+            "size": self.world.grid_size,
+            "phase": self.phase,
+            "frame_rate": self.frame_rate(),
+        }
+        if self.phase == INTERACTION:
+            cap = self.presentation.interaction_steps
+            return shown | {
+                "frame": self.world.frame,
+                "frame_number": self.interaction_frames - 1,
+                "steps_left": cap - len(self.interaction_actions),
+            }
+        challenge = self.challenge
+        if isinstance(challenge, MfpTask):
+            frames = self._mfp_frames()
+            index = len(frames) - 1 if self.mfp_shown is None else self.mfp_shown
+            return shown | {
+                "test": "mfp",
+                "frame": frames[index],
+                "frame_number": index,
+                "frames": len(frames),
+                "actions": challenge.actions,
+                "mask": list(challenge.mask),
+                "options": [[list(row) for row in option] for option in challenge.options],
+            }
+        shown |= {
+            "frame": self.world.frame,
+            "frame_number": len(self.test_frames) - 1,
+            "steps_left": challenge.step_limit - len(self.test_actions),
+        }
+        if isinstance(challenge, PlanningTask):
+            return shown | {"test": "planning", "goal": [[x, y, colour] for x, y, colour in challenge.goal]}
+        signalled = self.signalled_at is not None
+        return shown | {"test": "cd", "signalled": signalled, "frames": self.test_frames if signalled else None}
 
     # The record
 

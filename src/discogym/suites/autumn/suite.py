@@ -23,12 +23,19 @@ from discogym.suites.autumn.tasks import KINDS, AutumnTask, packaged_tasks, read
 from discogym.suites.autumn.verdict import recompute
 
 ALL = "all"
+# The paper puts no limit on people's exploration; the environment's 2,000 calls must leave room for the test.
+PEOPLE_INTERACTION_STEPS = 1500
 CONDITIONS = (
     Condition(name="text", description="the grid as text, 200 interaction steps", params=Presentation().model_dump()),
     Condition(
         name="framestack",
         description="as text, each action followed by FRAME_RATE - 1 noops, every frame shown",
         params=Presentation(frame_stacking=True).model_dump(),
+    ),
+    Condition(
+        name="people",
+        description="for people in the web app: 1,500 interaction steps (about 3 minutes at 8 frames a second)",
+        params=Presentation(interaction_steps=PEOPLE_INTERACTION_STEPS).model_dump(),
     ),
 )
 
@@ -72,6 +79,8 @@ class AutumnSuite(Suite):
     aliases = ("autumnbench", "worldtest")
     description = "explore a grid world without reward, then pass a test it did not know about (AutumnBench)"
     version = "1"  # docs/autumn.md, "Versions"
+    frame_rate_play = True  # the paper's GUI runs at the environment's frame rate, with automatic noops
+    people_condition = "people"
     human_percentile = 80.0  # the paper's human baseline: the 80th percentile of people's scores per problem
 
     def splits(self) -> list[str]:
