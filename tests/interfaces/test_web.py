@@ -44,6 +44,8 @@ def test_a_run_lists_its_episodes_filterable_and_each_replays_step_by_step(serve
     episode = next(e for e in RunDir(runs / "toy").iter_episodes() if e.key.file_stem() == stem)
     assert status == 200 and [s["tool"] for s in steps] == [e.call.tool for e in episode.events]
     assert steps[-1]["text"] == episode.events[-1].result.text
+    status, body = served.get(f"/api/runs/toy/episodes/{stem}/views")
+    assert status == 200 and json.loads(body) == {"views": [], "stopped": None}  # the toy suite has no view
 
 
 def test_the_report_page_shows_the_runs_tables(served):
@@ -62,6 +64,8 @@ def test_the_report_page_shows_the_runs_tables(served):
         "/report/..%2F",
         "/static/..%2Fapp.py",
         "/runs/%2Fetc",
+        "/api/runs/toy/episodes/..%2F..%2Frun/views",
+        "/api/runs/..%2F..%2Fetc/episodes/passwd/views",
     ],
 )
 def test_nothing_outside_the_runs_folder_is_served(served, path):

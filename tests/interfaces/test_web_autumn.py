@@ -102,6 +102,13 @@ def test_turn_by_turn_a_person_signals_the_change_and_picks_the_frame(page, serv
     lines = "".join(typed(event.call) + "\n" for event in episode.events)
     assert_played_alike(episode, tmp_path / "cli", "autumn", "ball-2", lines, "--condition", "people")
 
+    page.goto(f"{served.root}/runs/web/autumn/episodes/{episode.key.file_stem()}")  # the replay draws each step
+    page.wait_for_selector("#screen[data-ready=true]")
+    assert page.get_attribute("#screen", "data-phase") == "interaction" and page.inner_text("#screen-note") == ""
+    page.click("#last")
+    page.wait_for_selector("#screen[data-phase='test:cd'][data-frame='3']")
+    assert page.locator("#screen button").count() == 0  # a replay only draws
+
 
 def test_the_planning_test_shows_the_goal_beside_the_grid(page, served: Served):
     start(page, served, "ball-3", "turns")

@@ -50,6 +50,7 @@ def test_someone_browses_a_run_filters_it_and_steps_through_a_replay(page, serve
     page.wait_for_selector("#step h2")
     total = int(page.inner_text("#position").split("/")[1])
     assert page.inner_text("#position") == f"1 / {total}" and total > 1
+    assert page.is_hidden("#screen")  # the toy suite's environment has no view to draw
     page.click("#next")
     assert page.inner_text("#step h2").startswith("Step 2")
     page.keyboard.press("ArrowLeft")

@@ -3,9 +3,13 @@ test's controls' data, and never the answer."""
 
 import json
 
+from discogym.core.session import ExternalEpisodes
+from discogym.core.storage import RunDir
+from discogym.core.suite import get_suite
+from discogym.core.views import replay_views
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
 from discogym.suites.autumn.env import grid_text
-from tests.suites.autumn.test_worldtest import env_for
+from tests.suites.autumn.test_worldtest import env_for, task_id
 
 
 def frame_of(text: str) -> list[list[str]]:
@@ -62,3 +66,21 @@ def test_the_change_view_lists_the_test_frames_only_once_the_change_is_signalled
     view = env.view()
     assert view["signalled"] and len(view["frames"]) == 2 and view["frames"][-1] == view["frame"]
     assert challenge.modified not in json.dumps(view) and challenge.change not in json.dumps(view)
+
+
+def test_a_logged_episode_replays_to_the_views_its_player_saw_and_stops_where_the_log_differs(tmp_path):
+    suite = get_suite("autumn")
+    session = ExternalEpisodes(suite, tmp_path, agent="human").session("p1")
+    session.start(task_id("ball", "cd"), "people")
+    seen = [session.last_view]
+    for tool, args in [("act", {"action": "right"}), ("act", {"action": "click 3 4"}), ("go_to_test", {})]:
+        session.call(tool, args)
+        seen.append(session.last_view)
+    session.end("done")
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert replay_views(suite, episode) == (seen, None)
+
+    changed = episode.model_copy(deep=True)
+    changed.events[1].result.text = "something else"
+    views, stopped = replay_views(suite, changed)
+    assert views == [*seen[:2], None, None] and stopped is not None and "step 2" in stopped

@@ -32,7 +32,14 @@ from discogym.core.session import ClientMistake, ExternalEpisodes, Session
 from discogym.core.storage import RunDir
 from discogym.core.suite import all_suites, get_suite
 from discogym.core.tools import ToolResult
-from discogym.interfaces.web.browse import EpisodeIndex, EpisodeRow, ReportCache, replay_steps, replay_steps_of
+from discogym.interfaces.web.browse import (
+    EpisodeIndex,
+    EpisodeRow,
+    ReportCache,
+    ViewCache,
+    replay_steps,
+    replay_steps_of,
+)
 
 HERE = Path(__file__).resolve().parent
 HUMAN = "human"
@@ -159,6 +166,7 @@ def create_app(runs: Path) -> FastAPI:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     index = EpisodeIndex()
     reports = ReportCache()
+    views = ViewCache()
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         context = {"version": __version__, "status": status, **context}
@@ -255,14 +263,30 @@ def create_app(runs: Path) -> FastAPI:
             game.over = True
         return {"over": True, "written": game.written}
 
+    def episode_path(run: str, stem: str) -> Path:
+        """The file of the run's episode ``stem`` (as listed), or 404."""
+        run_dir = RunDir(run_folder(run))
+        path = run_dir.episodes_dir / f"{stem}.json"
+        if path not in run_dir.episode_paths():
+            raise HTTPException(404, f"run {run!r} has no episode {stem!r}")
+        return path
+
     @app.get("/runs/{run:path}/episodes/{stem}", response_class=HTMLResponse)
     def episode(request: Request, run: str, stem: str) -> HTMLResponse:
-        folder = run_folder(run)
-        path = RunDir(folder).episodes_dir / f"{stem}.json"
-        if path not in RunDir(folder).episode_paths():
-            raise HTTPException(404, f"run {run!r} has no episode {stem!r}")
-        loaded = index.episode(path)
-        return page(request, "episode.html", run=run, stem=stem, episode=loaded, steps=replay_steps(loaded))
+        loaded = index.episode(episode_path(run, stem))
+        views_url = f"/api/runs/{run}/episodes/{stem}/views"
+        return page(
+            request, "episode.html", run=run, stem=stem, episode=loaded, steps=replay_steps(loaded), views_url=views_url
+        )
+
+    @app.get("/api/runs/{run:path}/episodes/{stem}/views")
+    def episode_views(run: str, stem: str) -> dict[str, Any]:
+        """The view at the start and after each step, for the replay's screen (fetched after the page shows)."""
+        path = episode_path(run, stem)
+        try:
+            return views.views(path, index.episode(path))
+        except UserError as err:  # e.g. a suite this installation does not have
+            raise HTTPException(404, str(err)) from None
 
     @app.get("/runs/{run:path}/plots/{name}")
     def plot(run: str, name: str) -> FileResponse:

@@ -13,8 +13,16 @@ import orjson
 from discogym.core.episode import Episode, EpisodeKey, Event
 from discogym.core.run_report import RunReport, run_report
 from discogym.core.storage import RunDir
+from discogym.core.suite import get_suite
+from discogym.core.views import replay_views
 
 FILTERS = ("suite", "task", "agent", "model", "outcome")
+
+
+def file_version(path: Path) -> tuple[int, int]:
+    """A file's size and modification time: what a cache keeps an entry for."""
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns
 
 
 @dataclass(frozen=True)
@@ -70,8 +78,7 @@ class EpisodeIndex:
         self._lock = threading.Lock()
 
     def _row(self, path: Path) -> EpisodeRow:
-        stat = os.stat(path)
-        version = (stat.st_size, stat.st_mtime_ns)
+        version = file_version(path)
         with self._lock:
             cached = self._rows.get(path)
         if cached is not None and cached[0] == version:
@@ -105,8 +112,7 @@ class ReportCache:
         self._lock = threading.Lock()
 
     def report(self, folder: Path) -> RunReport:
-        stats = [(path.name, os.stat(path)) for path in sorted(RunDir(folder).episode_paths())]
-        version = tuple((name, stat.st_size, stat.st_mtime_ns) for name, stat in stats)
+        version = tuple((path.name, *file_version(path)) for path in sorted(RunDir(folder).episode_paths()))
         with self._lock:
             cached = self._reports.get(folder)
         if cached is not None and cached[0] == version:
@@ -115,6 +121,32 @@ class ReportCache:
         with self._lock:
             self._reports[folder] = (version, built)
         return built
+
+
+class ViewCache:
+    """The replayed views of the last few episodes opened (replaying runs the episode's calls again: a second for
+    a long one), each kept while its file is unchanged."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self._views: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def views(self, path: Path, episode: Episode) -> dict[str, Any]:
+        """``{"views": [...], "stopped": why or None}`` for the episode stored at ``path``."""
+        version = file_version(path)
+        with self._lock:
+            cached = self._views.get(path)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        views, stopped = replay_views(get_suite(episode.key.suite), episode)
+        replayed = {"views": views, "stopped": stopped}
+        with self._lock:
+            self._views[path] = (version, replayed)
+            while len(self._views) > self.KEPT:
+                del self._views[next(iter(self._views))]
+        return replayed
 
 
 def replay_steps(episode: Episode) -> list[dict[str, Any]]:

@@ -154,19 +154,17 @@ document.getElementById("end").addEventListener("click", async () => {
   }
 });
 
-// The suite's screen: static/screens/KIND.js registers discogymScreens[KIND] = (root, view, api) => screen, a
-// screen being { update(view), finished() }. The page loads it when the environment has a view.
+// The suite's screen (screen-loader.js), when the environment has a view.
 const firstView = JSON.parse(document.getElementById("view-data").textContent);
 const screenRoot = document.getElementById("screen");
-window.discogymScreens = window.discogymScreens || {};
 
-function mountScreen() {
-  const mount = window.discogymScreens[firstView.kind];
+function mountScreen(mount) {
   if (!mount) {
     screenRoot.textContent = "This page has no screen for " + firstView.kind + ": use the forms.";
     document.getElementById("forms").open = true;
   } else {
-    screen = mount(screenRoot, firstView, { call, tools, mode: PLAY_MODE, isOver: () => document.body.dataset.over === "true" });
+    const api = { call, tools, mode: PLAY_MODE, isOver: () => document.body.dataset.over === "true" };
+    screen = mount(screenRoot, firstView, api);
     screenRoot.dataset.ready = "true";
   }
   if (PLAY_OVER) finished(PLAY_WRITTEN);
@@ -178,11 +176,7 @@ if (firstView && firstView.kind === "error") {
   document.getElementById("forms").open = true;
   if (PLAY_OVER) finished(PLAY_WRITTEN);
 } else if (firstView) {
-  const script = document.createElement("script");
-  script.src = `/static/screens/${encodeURIComponent(firstView.kind)}.js`;
-  script.onload = mountScreen;
-  script.onerror = mountScreen;
-  document.body.append(script);
+  loadScreen(firstView.kind).then(mountScreen);
 } else if (PLAY_OVER) {
   finished(PLAY_WRITTEN);
 }

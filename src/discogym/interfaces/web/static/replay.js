@@ -40,6 +40,30 @@ function render(step, into) {
   }
 }
 
+// The suite's screen, drawing the view after the step shown (replayed by the server; fetched after the page shows).
+let screen = null;
+let views = [];
+
+async function showViews() {
+  const note = document.getElementById("screen-note");
+  try {
+    const response = await fetch(VIEWS_URL);
+    const answer = await response.json();
+    if (!response.ok) throw new Error(answer.error || response.statusText);
+    views = answer.views;
+    if (answer.stopped) note.textContent = answer.stopped;
+    if (!views.length || !views[0]) return;
+    const mount = await loadScreen(views[0].kind);
+    if (!mount) return;
+    const root = document.getElementById("screen");
+    root.hidden = false;
+    screen = mount(root, views[Number(slider.value)] || views[0], null);
+    root.dataset.ready = "true";
+  } catch (error) {
+    note.textContent = "No pictures of the steps: " + String(error.message || error);
+  }
+}
+
 function go(index) {
   if (!steps.length) {
     view.textContent = "This episode has no steps.";
@@ -50,6 +74,10 @@ function go(index) {
   position.textContent = at + " / " + steps.length;
   view.replaceChildren();
   render(steps[at - 1], view);
+  const shown = views[at];
+  const root = document.getElementById("screen");
+  if (screen && shown) screen.update(shown);
+  root.hidden = !(screen && shown);
 }
 
 slider.addEventListener("input", () => go(Number(slider.value)));
@@ -62,3 +90,4 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "ArrowLeft") go(Number(slider.value) - 1);
 });
 go(1);
+showViews();

@@ -138,18 +138,19 @@
     function drawControls() {
       controls.replaceChildren();
       side.replaceChildren();
+      if (view.test === "planning") {
+        side.append(element("p", { textContent: "The goal" }), goal);
+        drawGrid(goal, goalFrame(view), cell, new Set(view.goal.map(([x, y]) => x + "," + y)));
+      }
       if (!api) return;
       if (acting()) {
-        for (const [key, action] of Object.entries(ARROWS)) controls.append(button("act-" + action, action, () => input(action)));
+        for (const action of Object.values(ARROWS)) controls.append(button("act-" + action, action, () => input(action)));
         if (!frameRate) controls.append(button("act-noop", "noop (let a frame pass)", () => input("noop")));
       }
       if (view.phase === "interaction") {
         controls.append(button("reset", "reset", () => input("reset")), button("go-to-test", "go to test", () => send("go_to_test", {})));
       } else if (view.test === "mfp") {
         drawMfp();
-      } else if (view.test === "planning") {
-        side.append(element("p", { textContent: "The goal" }), goal);
-        drawGrid(goal, goalFrame(view), cell, new Set(view.goal.map(([x, y]) => x + "," + y)));
       } else if (view.test === "cd") {
         if (!view.signalled) controls.append(button("found-change", "found change", () => send("found_change", {})));
         else drawPicker();
