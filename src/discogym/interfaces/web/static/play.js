@@ -82,7 +82,7 @@ function show(tool, args, answer) {
     item.append(image);
   }
   log.append(item);
-  item.scrollIntoView({ block: "nearest" });
+  log.scrollTop = log.scrollHeight; // the log scrolls in its own box: the page (and a screen) stays put
 }
 
 function finished(written) {
