@@ -113,7 +113,7 @@ class ExternalEpisodes:
         task = self.tasks.get(task_id)
         if task is None:
             listed = ", ".join(list(self.tasks)[:10]) + (", ..." if len(self.tasks) > 10 else "")
-            raise ClientMistake(f"split '{self.split}' has no task {task_id!r}; tasks: {listed} (see list_tasks)")
+            raise ClientMistake(f"split '{self.split}' has no task {task_id!r}; tasks: {listed}")
         return task
 
     def condition(self, name: str | None) -> Condition:
