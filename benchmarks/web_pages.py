@@ -1,6 +1,7 @@
 """The web app's browse pages on a run of 1,000 episodes (redstone's builder on the 25 tasks, 40 repeats): the
 time to list the run's episodes (first visit, reading every file, then again from the kept rows), to filter
-it, to open one episode's replay and to show the report (built, then kept while the files are unchanged).
+it, to open one episode's replay and its views (the calls played again for the screen's pictures, then kept),
+and to show the report (built, then kept while the files are unchanged).
 Served by uvicorn on 127.0.0.1, fetched with urllib.
 
     python benchmarks/web_pages.py [--repeats 40]
@@ -56,6 +57,8 @@ def main() -> None:
             ("episode list, again", "/runs/big"),
             ("filtered (one task)", "/runs/big?task=C_sequential_activation_L5"),
             ("one episode's replay", f"/runs/big/episodes/{stem}"),
+            ("its views, replayed", f"/api/runs/big/episodes/{stem}/views"),
+            ("its views, again", f"/api/runs/big/episodes/{stem}/views"),
             ("the report, first visit", "/report/big"),
             ("the report, again", "/report/big"),
             ("home page", "/"),

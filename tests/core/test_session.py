@@ -9,6 +9,7 @@ from discogym.core import AgentOptions, Episode
 from discogym.core.planning import plan_episode, plan_next_free
 from discogym.core.session import STARTED_ANOTHER, ClientMistake, ExternalEpisodes, Session
 from discogym.core.storage import RunDir
+from discogym.core.suite import get_suite
 from tests.core.closing_suite import EVENTS, opened_and_closed, suite
 
 
@@ -124,3 +125,14 @@ def test_the_next_free_repeat_skips_every_taken_key(tmp_path):
     taken = {plan_episode("closing", task, condition, agent, repeat, 7).key for repeat in (0, 1, 3)}
     planned = plan_next_free("closing", task, condition, agent, 7, taken.__contains__)
     assert planned == plan_episode("closing", task, condition, agent, 2, 7)
+
+
+def test_views_are_kept_only_for_interfaces_that_draw_them(tmp_path):
+    autumn = ExternalEpisodes(get_suite("autumn"), tmp_path, agent="human")
+    plain, drawn = autumn.session("a"), autumn.session("b")
+    drawn.keep_views = True
+    for session in (plain, drawn):
+        session.start("ball-1")
+        session.call("act", {"action": "noop"})
+    assert plain.last_view is None
+    assert drawn.last_view is not None and drawn.last_view["frame_number"] == 1

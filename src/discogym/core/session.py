@@ -167,6 +167,7 @@ class Session:
         self.options = {"client": client, **(options or {})}
         self.recorder: EpisodeRecorder | None = None
         self.written: str | None = None  # the file name of the episode written last
+        self.keep_views = False  # set by interfaces that draw the environment's view (the web app)
         self.last_view: dict[str, Any] | None = None  # the environment's view after the last start or call
 
     @property
@@ -266,6 +267,8 @@ class Session:
         """Keep the environment's view (before the episode is written and its environment closed). A view that
         fails shows its error: a picture is not worth the episode."""
         env = self.recorder.env if self.recorder is not None else None
+        if not self.keep_views:
+            return
         try:
             self.last_view = env.view() if env is not None else None
         except Exception as err:  # any bug of a suite's view

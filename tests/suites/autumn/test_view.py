@@ -71,6 +71,7 @@ def test_the_change_view_lists_the_test_frames_only_once_the_change_is_signalled
 def test_a_logged_episode_replays_to_the_views_its_player_saw_and_stops_where_the_log_differs(tmp_path):
     suite = get_suite("autumn")
     session = ExternalEpisodes(suite, tmp_path, agent="human").session("p1")
+    session.keep_views = True
     session.start(task_id("ball", "cd"), "people")
     seen = [session.last_view]
     for tool, args in [("act", {"action": "right"}), ("act", {"action": "click 3 4"}), ("go_to_test", {})]:

@@ -91,6 +91,7 @@ class Games:
         chosen_mode = play_mode(suite, mode)
         options = {"mode": chosen_mode} if chosen_mode else {}
         session = self.host(suite, split).session(participant, options)
+        session.keep_views = True
         started = session.start(task, condition or None)
         token = secrets.token_urlsafe(16)
         game = Game(session, suite, started.task, started.condition, participant, started.brief, chosen_mode)

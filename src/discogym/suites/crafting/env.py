@@ -5,6 +5,7 @@ target is in a slot other than ``[0]`` (``crafted``), when the agent calls ``imp
 (``declared_impossible``), or after 30 steps (``step_limit``).
 """
 
+import base64
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
@@ -16,7 +17,7 @@ from discogym.core.env import Env, Limits
 from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
 from discogym.suites.crafting import prompt, text
 from discogym.suites.crafting.recipes import RecipeBook
-from discogym.suites.crafting.state import GRID, INVENTORY, Stack, Table, slot_name
+from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
 
 MAX_STEPS = 30
 CRAFTED = "crafted"
@@ -104,6 +105,32 @@ class CraftingEnv(Env):
     def example_action(self) -> str | None:
         move = next((call for call in self.valid_calls() if call.tool == "move"), None)
         return None if move is None else text.format_action(move)
+
+    def view(self) -> dict[str, Any]:
+        """The play page's screen (``static/screens/crafting.js``): the table as Plancraft's GUI picture at high
+        resolution, whatever the condition shows the agent (a person always sees the GUI; it holds what the
+        agent's text says), each slot's box on it with its stack, the target and the condition's tools."""
+        from discogym.suites.crafting.render import ICON_SIZE, MULTIPLE, SLOT_POSITIONS, renderer
+
+        picture = renderer().png(self.table.slots, "high")
+        width, height = renderer().background.size
+        slots = []
+        for index, (x, y) in enumerate(SLOT_POSITIONS):
+            # The slot's box around its item square: one GUI pixel of border; the output slot's is 5 wide.
+            border = 5 * MULTIPLE if index == OUTPUT else MULTIPLE
+            item, quantity = self.table.slots.get(index, (None, 0))
+            box = {"x": x - border, "y": y - border, "size": ICON_SIZE + 2 * border}
+            slots.append({"name": slot_name(index), **box, "item": item, "quantity": quantity})
+        return {
+            "kind": "crafting",
+            "picture": "data:image/png;base64," + base64.b64encode(picture).decode("ascii"),
+            "width": width,
+            "height": height,
+            "target": self.target,
+            "objective": text.objective(self.target),
+            "tools": list(self.presentation.tools),
+            "slots": slots,
+        }
 
     # Tools
 

@@ -21,6 +21,7 @@ from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.lab import lab_world, the_button
 from discogym.suites.redstone.tasks import TaskSpec
 from discogym.suites.redstone.views import text_layers
+from discogym.suites.redstone.views.web import ScreenPictures, screen_view
 from discogym.suites.redstone.world import format_pos
 
 TRIAL_BUDGET = 50
@@ -110,6 +111,8 @@ class RedstoneEnv(Env):
         self.edits = 0
         self._edited_since_trial = False
         self._report: check.CheckReport | None = None
+        self.last_press: int | None = None  # the game tick of this environment's last press
+        self._pictures = ScreenPictures()
 
     # What the agent reads
 
@@ -150,6 +153,20 @@ class RedstoneEnv(Env):
                 self.notes.book.render(),
             ]
         return "\n".join(lines)
+
+    def view(self) -> dict[str, Any]:
+        """The play screen (views/web.py, drawn by the web app's screens/redstone.js): the layers, the 3D picture,
+        the palette, the tick and the trials; only what the tools show, never the evaluator's verdict."""
+        return screen_view(
+            self.sim.snapshot(),
+            self.region,
+            self.spec.allowed_blocks,
+            self._pictures,
+            tick=self.sim.time,
+            trials_used=self.budget.used,
+            trials_limit=self.budget.limit,
+            last_press=self.last_press,
+        )
 
     def tools(self) -> list[Any]:
         return [t for t in self.declared_tools() if t.name != "ask_scientist" or self.presentation.scientist]
@@ -240,7 +257,7 @@ class RedstoneEnv(Env):
         self.trials += 1
         self.budget.used += 1
         self._edited_since_trial = False
-        pressed_at = self.sim.time
+        pressed_at = self.last_press = self.sim.time
         before = self.sim.change_count()
         self.sim.press(button)
         self.sim.run_until_quiet(check.RUN_LIMIT, at_least=check.QUIET_AFTER)
