@@ -123,6 +123,10 @@ def test_bad_input_gets_a_clear_message(served):
         "/play", {"suite": "petri", "split": "pilot-v0", "task": "market-1", "participant": "../x"}
     )
     assert status == 400 and "participant id" in error_of(page)
+    status, page, _ = served.post_form(
+        "/play", {"suite": "autumn", "split": "all", "task": "ball-1", "participant": "p1", "mode": "fast"}
+    )
+    assert status == 400 and "mode is one of frame-rate, turns" in error_of(page)
     status, page = served.get("/play?suite=nosuch")
     assert status == 404 and "unknown suite" in error_of(page)
     token, _ = play_petri(served, "p2")
