@@ -51,7 +51,8 @@ def main() -> None:
         while not server.started:
             time.sleep(0.02)
         root = f"http://127.0.0.1:{listener.getsockname()[1]}"
-        print(f"a run of {count} episodes")
+        steps = len(next(e for e in RunDir(runs / "big").iter_episodes() if e.key.file_stem() == stem).events)
+        print(f"a run of {count} episodes; the episode opened has {steps} steps")
         for label, path in [
             ("episode list, first visit", "/runs/big"),
             ("episode list, again", "/runs/big"),

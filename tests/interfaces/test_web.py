@@ -45,7 +45,7 @@ def test_a_run_lists_its_episodes_filterable_and_each_replays_step_by_step(serve
     assert status == 200 and [s["tool"] for s in steps] == [e.call.tool for e in episode.events]
     assert steps[-1]["text"] == episode.events[-1].result.text
     status, body = served.get(f"/api/runs/toy/episodes/{stem}/views")
-    assert status == 200 and json.loads(body) == {"views": [], "stopped": None}  # the toy suite has no view
+    assert status == 200 and json.loads(body) == {"views": [], "pictures": [], "stopped": None}  # toy: no view
 
 
 def test_the_report_page_shows_the_runs_tables(served):

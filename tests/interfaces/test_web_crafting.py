@@ -71,6 +71,14 @@ def test_a_person_crafts_by_clicking_slots_to_the_log_the_terminal_writes(page, 
     options = ("--split", "val.small.easy", "--condition", "mst-se-i")
     assert_played_alike(episode, tmp_path / "cli", "crafting", "VAL0187", lines, *options)
 
+    page.goto(f"{served.root}/runs/web/crafting/episodes/{episode.key.file_stem()}")  # the replay draws each step
+    page.wait_for_selector("#screen[data-ready=true]")
+    assert page.get_attribute(slot("[I11]"), "title") == "[I11] 2 bamboo"  # after step 1, the search
+    page.click("#last")
+    assert page.get_attribute(slot("[I1]"), "title") == "[I1] 1 stick"
+    page.click("#prev")
+    assert page.get_attribute(slot("[0]"), "title") == "[0] 1 stick"
+
 
 def test_smelt_by_clicks_where_the_condition_has_no_search_or_impossible(page, served: Served, runs: Path):
     start(page, served, "val.small.easy", "VAL0058", "ms")  # smooth quartz: smelt the quartz block in [I12]

@@ -134,19 +134,37 @@ class ViewCache:
         self._lock = threading.Lock()
 
     def views(self, path: Path, episode: Episode) -> dict[str, Any]:
-        """``{"views": [...], "stopped": why or None}`` for the episode stored at ``path``."""
+        """``{"views": [...], "pictures": [...], "stopped": why or None}`` for the episode stored at ``path`` (the
+        views' pictures shared, see :func:`_share_pictures`)."""
         version = file_version(path)
         with self._lock:
             cached = self._views.get(path)
         if cached is not None and cached[0] == version:
             return cached[1]
         views, stopped = replay_views(get_suite(episode.key.suite), episode)
-        replayed = {"views": views, "stopped": stopped}
+        pictures: dict[str, int] = {}
+        replayed = {
+            "views": [_share_pictures(view, pictures) for view in views],
+            "pictures": list(pictures),
+            "stopped": stopped,
+        }
         with self._lock:
             self._views[path] = (version, replayed)
             while len(self._views) > self.KEPT:
                 del self._views[next(iter(self._views))]
         return replayed
+
+
+def _share_pictures(value: Any, pictures: dict[str, int]) -> Any:
+    """``value`` with each picture (a ``data:`` URL) replaced by ``{"picture": N}``, N its place in ``pictures``: most
+    steps show most pictures of the step before, so each is sent once (replay.js puts them back)."""
+    if isinstance(value, str) and value.startswith("data:"):
+        return {"picture": pictures.setdefault(value, len(pictures))}
+    if isinstance(value, dict):
+        return {key: _share_pictures(item, pictures) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_share_pictures(item, pictures) for item in value]
+    return value
 
 
 def replay_steps(episode: Episode) -> list[dict[str, Any]]:

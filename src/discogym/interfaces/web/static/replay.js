@@ -44,13 +44,22 @@ function render(step, into) {
 let screen = null;
 let views = [];
 
+// The server sends each picture once: {picture: N} stands for pictures[N].
+function withPictures(value, pictures) {
+  if (Array.isArray(value)) return value.map((item) => withPictures(item, pictures));
+  if (value === null || typeof value !== "object") return value;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && keys[0] === "picture" && typeof value.picture === "number") return pictures[value.picture];
+  return Object.fromEntries(keys.map((key) => [key, withPictures(value[key], pictures)]));
+}
+
 async function showViews() {
   const note = document.getElementById("screen-note");
   try {
     const response = await fetch(VIEWS_URL);
     const answer = await response.json();
     if (!response.ok) throw new Error(answer.error || response.statusText);
-    views = answer.views;
+    views = answer.views.map((shown) => withPictures(shown, answer.pictures));
     if (answer.stopped) note.textContent = answer.stopped;
     if (!views.length || !views[0]) return;
     const mount = await loadScreen(views[0].kind);
