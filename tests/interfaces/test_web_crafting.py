@@ -32,7 +32,7 @@ def click_pair(page, source: str, target: str, logged: int, quantity: int | None
     page.click(slot(target))
     entry = f"#log li:nth-child({logged})"
     page.wait_for_selector(entry)
-    return page.inner_text(entry)
+    return str(page.inner_text(entry))
 
 
 def test_a_person_crafts_by_clicking_slots_to_the_log_the_terminal_writes(page, served: Served, runs: Path, tmp_path):

@@ -43,7 +43,7 @@ def act(page: Any, steps: list[int], do: Any) -> str:
     do()
     steps[0] += 1
     entry = page.wait_for_selector(f"#log li:nth-child({steps[0]})")
-    return entry.inner_text()
+    return str(entry.inner_text())
 
 
 def test_a_person_builds_a_redstone_device_by_clicking_and_it_is_scored_a_success(

@@ -42,7 +42,9 @@ def cell_colour(view: dict[str, Any], y: int, x: int, z: int) -> tuple[int, int,
     grid = view["grid"]
     u = grid["left"] + (x - grid["x0"] + 0.5) * grid["scale"]
     v = grid["top"] + (z - grid["z0"] + 0.5) * grid["scale"]
-    return layer(view, y).getpixel((int(u), int(v)))
+    pixel = layer(view, y).getpixel((int(u), int(v)))
+    assert isinstance(pixel, tuple)
+    return pixel[0], pixel[1], pixel[2]
 
 
 def place(env: RedstoneEnv, x: int, y: int, z: int, block: str, **properties: str) -> None:
@@ -156,7 +158,7 @@ def test_the_view_is_deterministic_and_holds_nothing_of_the_evaluators():
         place(env, 1, 4, 0, "minecraft:redstone_lamp")
         env.call("activate_button", {})
     first, second = (env.view() for env in envs)
-    assert first == second
+    assert first is not None and first == second
     assert set(first) == {
         "kind", "region", "grid", "layers", "blocks", "iso", "palette", "tick", "trials", "last_press", "button",
     }  # fmt: skip
