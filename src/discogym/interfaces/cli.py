@@ -2,6 +2,7 @@
 
 import signal
 import sys
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -31,6 +32,7 @@ from discogym.interfaces.suite_commands import SuiteCommandsGroup
 # are imported only when invoked (SuiteCommandsGroup).
 if TYPE_CHECKING:
     from discogym.core.agent import AgentOptions
+    from discogym.core.executors import Executor
     from discogym.core.progress import RunListener
     from discogym.core.run_report import RunReport
     from discogym.core.runner import RunConfig, RunSummary
@@ -198,12 +200,18 @@ def run_summary_document(summary: "RunSummary") -> dict[str, Any]:
 
 
 def execute_run(
-    suite: "Suite", config: "RunConfig", out: Path, workers: int, retries: int, listener: "RunListener"
+    suite: "Suite",
+    config: "RunConfig",
+    out: Path,
+    workers: int,
+    retries: int,
+    listener: "RunListener",
+    executor: "Executor | None" = None,
 ) -> "RunSummary":
     """Run, turning Ctrl-C into a clear message and exit code."""
     from discogym.core.runner import Runner
 
-    runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener)
+    runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener, executor=executor)
     previous_term = signal.signal(signal.SIGTERM, runner.interrupt)  # `kill PID` stops as cleanly as Ctrl-C
     previous_int = signal.signal(signal.SIGINT, runner.interrupt)
     try:
@@ -250,6 +258,24 @@ SeedOption = Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed; e
 WorkersOption = Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")]
 
 
+class Backend(StrEnum):
+    """Where a run's episodes are played (``--backend``)."""
+
+    local = "local"
+    ray = "ray"
+
+
+def executor_of(backend: Backend, address: str | None, workers: int) -> "Executor | None":
+    """The executor ``--backend`` asks for: None (the runner's own, by ``--workers``) for local runs."""
+    if backend is Backend.local:
+        if address is not None:
+            raise UserError("--address names a Ray cluster: use it with --backend ray")
+        return None
+    from discogym.core.ray_executor import RayExecutor
+
+    return RayExecutor(address, workers if workers > 1 else None)
+
+
 class SettingChoice(StrEnum):
     """How a run plays its tasks (``--setting``)."""
 
@@ -287,6 +313,14 @@ def run(
     out: Annotated[Path | None, typer.Option(parser=out_folder, help="Run directory (default: runs/SUITE).")] = None,
     workers: WorkersOption = 1,
     retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
+    backend: Annotated[
+        Backend,
+        typer.Option(
+            help="local: this machine (--workers processes); ray: Ray tasks on RAY_ADDRESS, --address, or a Ray "
+            "instance started here (--workers CPUs, default all). Needs pip install 'discogym[ray]'."
+        ),
+    ] = Backend.local,
+    address: Annotated[str | None, typer.Option(help="The Ray cluster's address (with --backend ray).")] = None,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -314,7 +348,8 @@ def run(
             stderr.print(styled("skipped:", "yellow", message), highlight=False)
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
-        summary = execute_run(suite, config, out, workers, retries, listener)
+        executor = executor_of(backend, address, workers)
+        summary = execute_run(suite, config, out, workers, retries, listener, executor)
     if as_json:
         print_json(run_summary_document(summary))
     else:
@@ -351,7 +386,10 @@ def report(
     from discogym.core.plots import plots_available
     from discogym.core.run_report import build_report
 
-    with user_errors():
+    with user_errors(), tempfile.TemporaryDirectory() as scratch:
+        if run_dir.suffix == ".eval" and run_dir.is_file():  # an Inspect log: its episodes replayed into a run
+            run_dir = inspect_log_as_run(run_dir, Path(scratch) / run_dir.stem)
+            no_plots = no_plots or plots is None  # no plots beside the log unless --plots says where
         in_runs = not no_plots and plots is None and plots_available()
         built = build_report(
             run_dir,
@@ -368,6 +406,37 @@ def report(
         print_json(built.model_dump(mode="json"))
     else:
         sys.stdout.write(built.markdown())
+
+
+def inspect_log_as_run(log: Path, folder: Path) -> Path:
+    """Write the discogym episodes of an Inspect log (replayed from its tool calls) as a run in ``folder``."""
+    try:
+        from discogym.interfaces.inspect.logs import episodes_of_log
+    except ImportError:
+        raise UserError("reading Inspect logs needs inspect-ai: pip install 'discogym[inspect]'") from None
+    from discogym.core.episode import EpisodeRuntime
+    from discogym.core.storage import RunDir
+
+    run = RunDir(folder)
+    for episode in episodes_of_log(log):
+        run.write_episode(episode, EpisodeRuntime(key=episode.key, started_at="", total_s=0.0, steps=[]))
+    return folder
+
+
+@app.command("export-inspect")
+def export_inspect(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`.")],
+    out: Annotated[Path, typer.Argument(metavar="OUT_DIR", help="Folder for the Inspect logs (.eval).")],
+) -> None:
+    """Write a run's episodes as Inspect logs, one per agent, for `inspect view --log-dir OUT_DIR`."""
+    with user_errors():
+        try:
+            from discogym.interfaces.inspect.logs import export_run
+        except ImportError:
+            raise UserError("exporting to Inspect needs inspect-ai: pip install 'discogym[inspect]'") from None
+        written = export_run(run_dir, out)
+    for path in written:
+        stderr.print(f"wrote {path}", highlight=False)
 
 
 @app.command()

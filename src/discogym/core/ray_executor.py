@@ -1,0 +1,108 @@
+"""The Ray backend (``discogym run ... --backend ray``): episodes played as Ray tasks on a cluster, or on a Ray
+instance started for the run on this machine. Optional: ``pip install 'discogym[ray]'``.
+
+Ray only carries the work: the runner still plans the episodes, skips the finished ones, retries faults and
+stops on Ctrl-C. Each task plays one episode with :func:`~discogym.core.executors.play_and_write`, which writes
+the episode's file under the run directory: on a cluster that directory must be on a filesystem every node
+mounts at the same path (docs/scale.md). Ray's own retries are off (``max_retries=0``): an episode whose
+worker or node died is reported as a fault, and the runner decides whether to play it again, so none is played
+twice into one file and none is written half-way (files are written whole, then renamed into place).
+"""
+
+import os
+import sys
+from collections import deque
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from discogym.core.episode_loop import PlannedEpisode
+from discogym.core.errors import UserError
+from discogym.core.executors import (
+    WORKER_DIED,
+    EpisodeSummary,
+    Executor,
+    ExecutorReport,
+    Faulted,
+    Played,
+    describe_fault,
+    play_and_write,
+)
+from discogym.core.storage import UnwritableRun
+from discogym.core.suite import Suite
+
+ADDRESS_VARIABLE = "RAY_ADDRESS"
+
+
+def _play_remote(suite: Suite, planned: PlannedEpisode, root: str) -> EpisodeSummary:
+    return play_and_write(suite, planned, Path(root))
+
+
+class RayExecutor(Executor):
+    """Episodes as Ray tasks: against ``address`` (else ``$RAY_ADDRESS``), else a Ray instance started here with
+    ``workers`` CPUs (all of this machine's when None). At most as many episodes are in flight as the cluster
+    has CPUs (or ``workers``), so an interrupt abandons no more than that."""
+
+    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+        self.address = address or os.environ.get(ADDRESS_VARIABLE) or None
+        self.workers = workers
+
+    def _connect(self) -> bool:
+        """Connect to the cluster or start a local instance; True when this call did (and must shut it down)."""
+        try:
+            import ray
+        except ImportError:
+            raise UserError("the Ray backend needs Ray: pip install 'discogym[ray]'") from None
+        if ray.is_initialized():
+            return False
+        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+        if self.address is None:
+            options["num_cpus"] = self.workers or os.cpu_count() or 1
+            # Workers on this machine import what the driver imports (a suite from a plugin or a test folder);
+            # nodes of a cluster need discogym and the same plugins installed (docs/scale.md).
+            options["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}}
+        try:
+            ray.init(address=self.address, **options)
+        except ConnectionError as err:
+            raise UserError(f"cannot reach the Ray cluster at {self.address}: {err}") from None
+        return True
+
+    def play(self, suite: Suite, root: Path, pending: deque[PlannedEpisode]) -> Generator[ExecutorReport, None, None]:
+        import ray
+
+        started_here = self._connect()
+        remote = ray.remote(max_retries=0, num_cpus=1)(_play_remote)
+        in_flight: dict[Any, PlannedEpisode] = {}
+        try:
+            suite_ref = ray.put(suite)
+            cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+            limit = self.workers or max(1, int(cpus))
+            while pending or in_flight:
+                while pending and len(in_flight) < limit:
+                    planned = pending.popleft()
+                    in_flight[remote.remote(suite_ref, planned, str(root))] = planned
+                finished, _ = ray.wait(list(in_flight), num_returns=1)
+                for ref in finished:
+                    yield self._report(ray, in_flight.pop(ref), ref)
+        except BaseException:
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
+            raise
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    @staticmethod
+    def _report(ray: Any, planned: PlannedEpisode, ref: Any) -> ExecutorReport:
+        try:
+            return Played(planned, ray.get(ref))
+        except ray.exceptions.RayTaskError as err:  # the episode raised inside its task
+            cause = err.cause if isinstance(err.cause, BaseException) else err
+            if isinstance(cause, UnwritableRun):
+                raise cause from None
+            return Faulted(planned, describe_fault(cause))
+        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.TaskCancelledError):
+            return Faulted(planned, WORKER_DIED)
+        except ray.exceptions.RayError as err:  # the object was lost with its node, the task could not start, ...
+            first_line = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            return Faulted(planned, f"ray: {type(err).__name__}: {first_line}")

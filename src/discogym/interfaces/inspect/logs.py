@@ -1,0 +1,194 @@
+"""discogym episodes and Inspect logs, both ways.
+
+- :func:`export_run`: a run directory's episodes as Inspect logs (one ``.eval`` per agent), which ``inspect view``
+  opens: each episode a sample (its epoch the repeat), the brief, each call as a tool call with its result, the
+  suite's score.
+- :func:`episodes_of_log`: the discogym episodes of an Inspect log of discogym tasks, for ``discogym report``.
+  Scores are not read from the log: each sample's tool calls are played again in a fresh environment (the
+  sample's task, condition and repeat) and scored by the suite, and a result that differs from the log's is an
+  error, so the verdict comes from the logged calls alone.
+"""
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.log import (
+    EvalConfig,
+    EvalDataset,
+    EvalLog,
+    EvalMetric,
+    EvalResults,
+    EvalSample,
+    EvalScore,
+    EvalSpec,
+    EvalStats,
+    read_eval_log,
+    write_eval_log,
+)
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ModelOutput,
+)
+from inspect_ai.scorer import Score
+from inspect_ai.tool import ToolCall as InspectToolCall
+from inspect_ai.tool import ToolCallError
+from scipy import stats
+
+from discogym.core.episode import Episode
+from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder
+from discogym.core.errors import UserError
+from discogym.core.planning import plan_episode
+from discogym.core.storage import RunDir
+from discogym.core.suite import get_suite
+from discogym.core.tools import ToolCall
+from discogym.interfaces.inspect.tasks import PROVIDER, SYSTEM_PROMPT, TURN_LIMIT, agent_of
+
+SCORER = "suite_score"
+NO_DATE = "1970-01-01T00:00:00+00:00"  # a run whose sidecars are gone: the export's date must not be today's
+
+
+def export_run(run_dir: Path, out: Path) -> list[Path]:
+    """Write the run's episodes as Inspect logs into the folder ``out``, one per agent; return their paths."""
+    run = RunDir(run_dir)
+    by_agent: dict[str, list[Episode]] = defaultdict(list)
+    for episode in sorted(run.iter_episodes(), key=lambda e: e.key.file_stem()):
+        by_agent[episode.key.agent_label()].append(episode)
+    if not by_agent:
+        raise UserError(f"{run_dir} holds no episodes")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for label, episodes in sorted(by_agent.items()):
+        suites = {episode.key.suite for episode in episodes}
+        name = "_".join(sorted(suites)) + "_" + "".join(c if c.isalnum() or c in "-_" else "-" for c in label)
+        path = out / f"{name}.eval"
+        write_eval_log(eval_log(episodes, _started(run, episodes)), str(path))
+        written.append(path)
+    return written
+
+
+def _started(run: RunDir, episodes: list[Episode]) -> str:
+    """When the first of the episodes started, from the sidecars (the log's date), if they are there."""
+    times = []
+    for episode in episodes:
+        path = run.runtime_path(episode.key)
+        if path.is_file():
+            times.append(json.loads(path.read_text()).get("started_at", NO_DATE))
+    return min(times, default=NO_DATE)
+
+
+def eval_log(episodes: list[Episode], created: str) -> EvalLog:
+    """One agent's episodes as an Inspect log."""
+    first = episodes[0].key
+    model = first.model or f"{PROVIDER}/{first.agent}"
+    samples = [_sample(episode) for episode in episodes]
+    values = [float(sample.scores[SCORER].value) for sample in samples if sample.scores]  # type: ignore[arg-type]
+    metrics = {"mean": EvalMetric(name="mean", value=sum(values) / len(values))}
+    if len(values) > 1:
+        metrics["stderr"] = EvalMetric(name="stderr", value=float(stats.sem(values)))
+    return EvalLog(
+        status="success",
+        eval=EvalSpec(
+            created=created,
+            task=f"discogym/{first.suite}",
+            model=model,
+            config=EvalConfig(),
+            dataset=EvalDataset(
+                name=f"discogym-{first.suite}-{episodes[0].task.split}",
+                samples=len(samples),
+                sample_ids=sorted({str(sample.id) for sample in samples}),
+            ),
+            task_args={"split": episodes[0].task.split},
+        ),
+        results=EvalResults(
+            total_samples=len(samples),
+            completed_samples=len(samples),
+            scores=[EvalScore(name=SCORER, scorer=SCORER, metrics=metrics)],
+        ),
+        stats=EvalStats(started_at=created, completed_at=created),
+        samples=samples,
+    )
+
+
+def _sample(episode: Episode) -> EvalSample:
+    key = episode.key
+    messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM_PROMPT), ChatMessageUser(content=episode.brief)]
+    for event in episode.events:
+        call_id = f"call_{event.step}"
+        args = event.call.args if isinstance(event.call.args, dict) else {"value": event.call.args}
+        call = InspectToolCall(id=call_id, function=event.call.tool, arguments=args)
+        messages.append(ChatMessageAssistant(content=event.agent_message or "", tool_calls=[call]))
+        error = None if event.result.ok else ToolCallError(type="unknown", message=event.result.text)
+        content = "" if error else event.result.text
+        messages.append(ChatMessageTool(content=content, tool_call_id=call_id, function=event.call.tool, error=error))
+    last = episode.outcome.agent_message or ""
+    if last:
+        messages.append(ChatMessageAssistant(content=last))
+    value = episode.score.value
+    return EvalSample(
+        id=f"{key.suite}/{key.task}/{key.condition}",
+        epoch=key.repeat + 1,
+        input=episode.brief,
+        target="",
+        messages=messages,
+        output=ModelOutput.from_content(key.model or key.agent, last),
+        scores={
+            SCORER: Score(
+                value=0.0 if value is None else value,
+                answer=episode.outcome.termination,
+                metadata={"episode": key.file_stem(), "success": episode.score.success, "scored": value is not None},
+            )
+        },
+        metadata={"suite": key.suite, "split": episode.task.split, "task": key.task, "condition": key.condition},
+    )
+
+
+def episodes_of_log(path: Path) -> list[Episode]:
+    """The discogym episodes of an Inspect log of discogym tasks, replayed from its tool calls and scored."""
+    try:
+        log = read_eval_log(str(path))
+    except Exception as err:  # Inspect's readers raise many kinds
+        raise UserError(f"{path} is not an Inspect log: {err}") from None
+    return [_replay(sample, log.eval.model, path) for sample in log.samples or []]
+
+
+def _replay(sample: EvalSample, model: str, path: Path) -> Episode:
+    meta: dict[str, Any] = sample.metadata or {}
+    where = f"{path} sample {sample.id} (epoch {sample.epoch})"
+    if not {"suite", "split", "task", "condition"} <= set(meta):
+        raise UserError(f"{where} is not a discogym sample (its metadata names no suite, split, task, condition)")
+    suite = get_suite(meta["suite"])
+    tasks = {task.id: task for task in suite.tasks(meta["split"])}
+    if meta["task"] not in tasks:
+        raise UserError(f"{where}: split '{meta['split']}' has no task {meta['task']!r}")
+    planned = plan_episode(
+        suite.name, tasks[meta["task"]], suite.condition(meta["condition"]), agent_of(suite, model), sample.epoch - 1, 0
+    )
+    recorder = EpisodeRecorder(suite, planned)
+    recorder.open()
+    results = {m.tool_call_id: m for m in sample.messages if isinstance(m, ChatMessageTool)}
+    try:
+        for message in sample.messages:
+            if not isinstance(message, ChatMessageAssistant):
+                continue
+            for number, call in enumerate(message.tool_calls or []):
+                logged = results.get(call.id)
+                if logged is not None and logged.error is not None and logged.error.type == "parsing":
+                    continue  # Inspect refused the arguments: the call never reached the environment
+                text = message.text or None if number == 0 else None
+                result = recorder.call(ToolCall(tool=call.function, args=call.arguments), message=text)
+                if logged is not None and (logged.error.message if logged.error else logged.text) != result.text:
+                    raise UserError(f"{where}: call {call.id} gave another result than the log's")
+        if not recorder.over:
+            last = sample.output.message.text if sample.output and sample.output.choices else None
+            recorder.stop(TURN_LIMIT if sample.limit else AGENT_STOPPED, last or None)
+        episode, _ = recorder.finish()
+    except BaseException:
+        recorder.abandon()
+        raise
+    return episode

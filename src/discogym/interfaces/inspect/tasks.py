@@ -1,0 +1,256 @@
+"""discogym's suites as Inspect tasks (``inspect eval discogym/petri``): one sample per (task, condition), the
+suite's tools as Inspect tools, one discogym episode per sample, and the suite's own score.
+
+Each sample plays one episode through the harness's recorder, as ``discogym run`` does: the same brief, tools,
+seeds (the sample's epoch is the repeat), step limits and scoring, so the same calls score the same. The live
+environment cannot live in Inspect's store (the store is written into the log), so it is kept here by the
+sample's uuid while the sample runs; the store holds only that uuid. With ``-T out=DIR`` every episode is also
+written to a discogym run directory, for ``discogym report``.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import jsonref
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    Content,
+    ContentImage,
+    ContentText,
+    ModelUsage,
+)
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolDef, ToolError, ToolParams
+
+from discogym.core.agent import AgentOptions, Usage
+from discogym.core.agent_lookup import resolve_agent_name
+from discogym.core.episode import Episode
+from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder, EpisodeStopped
+from discogym.core.planning import plan_episode
+from discogym.core.storage import RunDir
+from discogym.core.suite import Suite, get_suite
+from discogym.core.tools import ToolCall, ToolImage, ToolSpec
+
+PROVIDER = "discogym"  # the offline model provider: --model discogym/reference, discogym/random, ...
+EPISODE_KEY = "discogym_episode"  # the store entry naming the sample's running episode
+INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider
+SYSTEM_PROMPT = (
+    "You are an agent in an environment whose rules you may have to discover by experiment. You act only through "
+    "the environment's tools and learn from what each call returns. Finish the task the brief describes."
+)
+TURN_LIMIT = "turn_limit"  # an Inspect limit (messages, tokens, time) ended the sample
+
+Names = str | list[str] | None  # one name, several separated by commas, or a list
+
+RUNNING: dict[str, EpisodeRecorder] = {}  # the episodes being played, by sample uuid
+FINISHED: dict[str, Episode] = {}  # played and scored, waiting for the scorer, by sample uuid
+
+
+def suite_task(suite_name: str, split: str | None, condition: Names, tasks: Names, out: str | None) -> Task:
+    """The Inspect task of one suite: ``split`` (default the first), ``condition`` (names separated by commas,
+    ``all``, default the first), ``tasks`` (ids separated by commas, default all of the split)."""
+    suite = get_suite(suite_name)
+    split = split or suite.splits()[0]
+    every_condition = [c.name for c in suite.conditions()]
+    conditions = every_condition if condition == "all" else _names(condition) or every_condition[:1]
+    for name in conditions:
+        suite.condition(name)  # an unknown name is refused here, naming the valid ones
+    wanted = _names(tasks)
+    chosen = [t for t in suite.tasks(split) if not wanted or t.id in wanted]
+    missing = set(wanted) - {t.id for t in chosen}
+    if missing:
+        raise ValueError(f"split '{split}' of {suite.name} has no task {', '.join(sorted(missing))}")
+    samples = [
+        Sample(
+            id=f"{suite.name}/{t.id}/{name}",
+            input=t.brief,
+            metadata={"suite": suite.name, "split": split, "task": t.id, "condition": name, "out": out},
+        )
+        for t in chosen
+        for name in conditions
+    ]
+    return Task(
+        dataset=MemoryDataset(samples, name=f"discogym-{suite.name}-{split}"),
+        solver=play_episode(),
+        scorer=suite_score(),
+    )
+
+
+def _names(given: Names) -> list[str]:
+    """Names given as ``a,b`` or as a list (``-T tasks=a,b`` arrives as a list: Inspect reads values as YAML)."""
+    items = given.split(",") if isinstance(given, str) else given or []
+    return [str(name).strip() for name in items if str(name).strip()]
+
+
+@task
+def petri(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
+    """petri-bench: find which parameter moves a metric, in mystery worlds of five simulations."""
+    return suite_task("petri", split, condition, tasks, out)
+
+
+@task
+def crafting(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
+    """Plancraft: craft a target item in Minecraft's crafting GUI, or say it is impossible."""
+    return suite_task("crafting", split, condition, tasks, out)
+
+
+@task
+def redstone(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
+    """SciCrafter: build a redstone circuit that does what the task asks, testing it in a lab."""
+    return suite_task("redstone", split, condition, tasks, out)
+
+
+@task
+def autumn(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
+    """AutumnBench: explore a grid world without reward, then take a test of what you learned."""
+    return suite_task("autumn", split, condition, tasks, out)
+
+
+# The episode
+
+
+def agent_of(suite: Suite, model: str) -> AgentOptions:
+    """The discogym agent a sample's episode is keyed under: ``discogym/NAME`` plays the suite's agent NAME
+    (keyed as ``discogym run --agent NAME`` keys it, so the two give the same episode); any other model is
+    agent ``inspect`` with that model."""
+    provider, _, name = model.partition("/")
+    if provider == PROVIDER:
+        return AgentOptions(name=resolve_agent_name(suite, name))
+    return AgentOptions(name=INSPECT_AGENT, model=model)
+
+
+@solver
+def play_episode() -> Solver:
+    """Play the sample's episode: the model calls the suite's tools until the episode ends (the environment
+    ends it, the model answers without a tool call, or an Inspect limit stops the sample)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        recorder = open_episode(state)
+        key = state.uuid
+        RUNNING[key] = recorder
+        state.store.set(EPISODE_KEY, key)
+        try:
+            context = recorder.context()
+            state.messages = [
+                ChatMessageSystem(content=context.system_prompt or SYSTEM_PROMPT),
+                ChatMessageUser(content=_contents(recorder.brief, recorder.brief_images)),
+            ]
+            state.tools = [_tool(recorder, spec) for spec in recorder.tools]
+            while not recorder.over:
+                before = len(recorder.events)
+                state = await generate(state, tool_calls="single")
+                message, usage = state.output.message, _usage(state.output.usage)
+                if len(recorder.events) > before:
+                    credit_turn(recorder, before, message.text or None, usage)
+                elif not recorder.over:
+                    recorder.stop(AGENT_STOPPED, message.text or None, usage)
+        finally:
+            RUNNING.pop(key, None)
+            FINISHED[key] = finish(recorder, state.metadata.get("out"))
+        return state
+
+    return solve
+
+
+def open_episode(state: TaskState) -> EpisodeRecorder:
+    """The recorder of the sample's episode, its environment open: planned as ``discogym run`` plans it."""
+    meta = state.metadata
+    suite = get_suite(meta["suite"])
+    found = {t.id: t for t in suite.tasks(meta["split"])}
+    planned = plan_episode(
+        suite.name,
+        found[meta["task"]],
+        suite.condition(meta["condition"]),
+        agent_of(suite, str(state.model)),
+        repeat=state.epoch - 1,
+        run_seed=0,
+    )
+    recorder = EpisodeRecorder(suite, planned)
+    recorder.open()
+    return recorder
+
+
+def credit_turn(recorder: EpisodeRecorder, first: int, message: str | None, usage: Usage | None) -> None:
+    """Log the model's turn as an agent's: its text and cost go with the first call it made."""
+    event = recorder.events[first]
+    recorder.events[first] = event.model_copy(update={"agent_message": message, "usage": usage})
+    if usage is not None:
+        recorder.spent = recorder.spent + usage
+
+
+def finish(recorder: EpisodeRecorder, out: str | None) -> Episode:
+    """End the episode if it is still going (an Inspect limit stopped it), score it, and write it to ``out``."""
+    if not recorder.over:
+        recorder.stop(TURN_LIMIT, "an Inspect limit ended the sample")
+    episode, runtime = recorder.finish()
+    if out:
+        RunDir(Path(out)).write_episode(episode, runtime)
+    return episode
+
+
+def _usage(usage: ModelUsage | None) -> Usage | None:
+    if usage is None:
+        return None
+    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+
+
+def _contents(text: str, images: list[ToolImage]) -> list[Content]:
+    pictures: list[Content] = [ContentImage(image=f"data:{i.media_type};base64,{i.data_base64}") for i in images]
+    return [ContentText(text=text), *pictures]
+
+
+def inspect_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    """A tool's JSON schema as Inspect takes it: references inlined (Inspect drops ``$ref``), and a description
+    on every argument (Inspect requires one)."""
+    inlined: dict[str, Any] = jsonref.replace_refs(parameters, proxies=False, lazy_load=False)
+    inlined.pop("$defs", None)
+    properties = {
+        name: {"description": name.replace("_", " "), **schema}
+        for name, schema in inlined.get("properties", {}).items()
+    }
+    return {**inlined, "properties": properties}
+
+
+def _tool(recorder: EpisodeRecorder, spec: ToolSpec) -> ToolDef:
+    async def execute(**arguments: Any) -> str | list[Content]:
+        try:
+            result = recorder.call(ToolCall(tool=spec.name, args=arguments))
+        except EpisodeStopped as err:
+            raise ToolError(f"the environment failed: {err}") from None
+        if not result.ok:
+            raise ToolError(result.text)
+        return _contents(result.text, result.images) if result.images else result.text
+
+    return ToolDef(
+        execute,
+        name=spec.name,
+        description=spec.description,
+        parameters=ToolParams.model_validate(inspect_schema(spec.parameters)),
+    )
+
+
+@scorer(metrics=[mean(), stderr()])
+def suite_score() -> Scorer:
+    """The suite's score of the sample's episode (0 when the suite gave none), with its components."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        episode = FINISHED.pop(state.uuid)
+        value = episode.score.value
+        return Score(
+            value=0.0 if value is None else value,
+            answer=episode.outcome.termination,
+            explanation=episode.outcome.error or episode.outcome.agent_message or None,
+            metadata={
+                "episode": episode.key.file_stem(),
+                "success": episode.score.success,
+                "scored": value is not None,
+                "components": episode.score.components,
+                "steps": len(episode.events),
+            },
+        )
+
+    return score

@@ -1,0 +1,130 @@
+"""discogym in inspect-ai, offline: each suite as an Inspect task played by the ``discogym`` model provider gives
+the episodes ``discogym run`` gives (byte for byte, so the same scores); the suites' tools pass as Inspect tools;
+a run exported as an Inspect log opens with Inspect's own reader, and ``discogym report`` reads Inspect logs by
+replaying their calls. Skipped, saying so, when inspect-ai is not installed (make install installs it)."""
+
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from discogym.core.episode import Episode
+from discogym.core.runner import RunConfig, Runner
+from discogym.core.storage import RunDir
+from discogym.core.suite import get_suite
+from tests.conftest import REPO, cli_environment, run_discogym
+
+inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is not installed: pip install 'discogym[inspect]'")
+from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_ai.tool import ToolParams  # noqa: E402
+
+from discogym.interfaces.inspect.logs import episodes_of_log, export_run  # noqa: E402
+from discogym.interfaces.inspect.tasks import inspect_schema  # noqa: E402
+
+INSPECT = str(Path(sys.executable).parent / "inspect")  # the command-line program of this environment
+# Two tasks of each suite's first split (redstone: two quick ones; autumn: one of each test kind).
+TASKS = {
+    "petri": ("pilot-v0", ["market-1", "swarm-1"]),
+    "crafting": ("val.small.easy", ["VAL0187", "VAL0012"]),
+    "redstone": ("official", ["A_simultaneous_lights_L1", "C_sequential_activation_L1"]),
+    "autumn": ("all", ["ball-1", "ball-2", "ball-3"]),
+}
+
+
+def episode_files(out: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(RunDir(out).episode_paths())}
+
+
+def essence(episodes: Iterable[Episode]) -> dict[str, tuple[Any, ...]]:
+    """What a log of calls determines of each episode: its key, calls and results, outcome and score (an Inspect log
+    does not hold the agent's settings)."""
+    return {e.key.file_stem(): (e.events, e.outcome, e.score) for e in episodes}
+
+
+def run_reference(suite_name: str, out: Path) -> None:
+    split, tasks = TASKS[suite_name]
+    suite = get_suite(suite_name)
+    Runner(suite, RunConfig.for_suite(suite, ["reference"], split=split, tasks=tasks), out).run()
+
+
+@pytest.mark.parametrize("suite_name", sorted(TASKS))
+def test_each_suite_played_in_inspect_gives_the_episodes_discogym_run_gives(suite_name, tmp_path):
+    split, tasks = TASKS[suite_name]
+    (log,) = inspect_ai.eval(
+        f"discogym/{suite_name}",
+        model="discogym/reference",
+        task_args={"split": split, "tasks": ",".join(tasks), "out": str(tmp_path / "inspect")},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success" and log.samples is not None and len(log.samples) == len(tasks)
+    run_reference(suite_name, tmp_path / "run")
+    assert episode_files(tmp_path / "inspect") == episode_files(tmp_path / "run")
+    scores = {sample.metadata["task"]: sample.scores["suite_score"].value for sample in log.samples}
+    played = {e.key.task: e.score.value or 0.0 for e in RunDir(tmp_path / "run").iter_episodes()}
+    assert scores == played
+    assert essence(episodes_of_log(Path(log.location))) == essence(RunDir(tmp_path / "run").iter_episodes())
+
+
+def test_inspect_eval_runs_offline_from_the_command_line_with_the_reference_score(tmp_path):
+    done = subprocess.run(
+        [INSPECT, "eval", "discogym/crafting", "--model", "discogym/reference", "-T", "split=val.small.easy",
+         "-T", "tasks=VAL0187,VAL0012", "--log-dir", str(tmp_path / "logs"), "--display", "none"],
+        capture_output=True, text=True, env=cli_environment(), cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (path,) = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))  # what inspect view reads
+    assert log.eval.task == "discogym/crafting" and log.eval.model == "discogym/reference"
+    assert log.results is not None and log.results.scores[0].metrics["mean"].value == 1.0
+    assert sorted(str(sample.id) for sample in log.samples or []) == [
+        "crafting/VAL0012/mst-se-i",
+        "crafting/VAL0187/mst-se-i",
+    ]
+
+
+def test_a_run_exported_as_an_inspect_log_opens_and_reports_the_same_scores(tmp_path):
+    run_reference("autumn", tmp_path / "run")
+    done = run_discogym("export-inspect", str(tmp_path / "run"), str(tmp_path / "logs"))
+    assert done.returncode == 0, done.stderr
+    (path,) = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.task == "discogym/autumn" and log.samples is not None and len(log.samples) == 3
+    messages = log.samples[0].messages
+    assert [m.role for m in messages[:4]] == ["system", "user", "assistant", "tool"]
+    assert essence(episodes_of_log(path)) == essence(RunDir(tmp_path / "run").iter_episodes())
+    report = run_discogym("report", str(path), "--json")
+    assert report.returncode == 0, report.stderr
+    assert '"episodes": 3' in report.stdout.replace(" ", "").replace('"episodes":3', '"episodes": 3')
+
+
+def test_a_log_whose_results_disagree_with_the_environment_is_refused(tmp_path):
+    run_reference("crafting", tmp_path / "run")
+    (path,) = export_run(tmp_path / "run", tmp_path / "logs")
+    log = read_eval_log(str(path))
+    assert log.samples is not None
+    tool_message = next(m for m in log.samples[0].messages if m.role == "tool")
+    tool_message.content = "something the environment never said"
+    inspect_ai.log.write_eval_log(log, str(path))
+    report = run_discogym("report", str(path))
+    assert report.returncode != 0 and "gave another result than the log's" in report.stderr
+    assert "Traceback" not in report.stderr
+    not_a_log = tmp_path / "x.eval"
+    not_a_log.write_text("hello")
+    refused = run_discogym("report", str(not_a_log))
+    assert refused.returncode != 0 and "is not an Inspect log" in refused.stderr
+
+
+@pytest.mark.parametrize("suite_name", sorted(TASKS))
+def test_every_tool_of_every_condition_is_a_valid_inspect_tool(suite_name):
+    suite = get_suite(suite_name)
+    task = suite.tasks(TASKS[suite_name][0])[0]
+    for condition in suite.conditions():
+        for spec in suite.make_env(task, condition, 0).tool_specs():
+            schema = inspect_schema(spec.parameters)
+            assert "$ref" not in str(schema) and "$defs" not in schema
+            params = ToolParams.model_validate(schema)
+            assert all(param.description for param in params.properties.values()), (condition.name, spec.name)
