@@ -57,6 +57,7 @@ bench: install
 	$(BIN)/python benchmarks/mcp_sessions.py
 	$(BIN)/python benchmarks/agent_clis.py
 	$(BIN)/python benchmarks/web_pages.py
+	$(BIN)/python benchmarks/ray_backend.py
 
 # The agent CLIs (Claude Code, Codex) at pinned versions, in a git-ignored project folder (~780 MB; needs npm).
 # discogym finds them in $(AGENTS_CLI)/node_modules/.bin first, then on PATH.
