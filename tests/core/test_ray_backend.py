@@ -3,6 +3,7 @@ mid-episode loses nothing (its episode is retried, never duplicated, never half-
 is killed resumes. Skipped, saying so, when Ray is not installed (make install installs it, extra ``ray``)."""
 
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -67,5 +68,8 @@ def test_a_ray_run_whose_driver_is_killed_resumes_to_the_local_runs_files(tmp_pa
     assert 10 <= written < 100
     resumed = run_discogym(*ray_run)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"{100 - written} episodes written, {written} already done" in resumed.stderr
+    # Workers of the dead driver may still finish the episodes they were playing: those are written whole.
+    counts = re.search(r"(\d+) episodes? written, (\d+) already done", resumed.stderr)
+    assert counts is not None, resumed.stderr
+    assert int(counts[1]) + int(counts[2]) == 100 and int(counts[2]) >= written
     assert files(tmp_path / "ray") == files(tmp_path / "local")

@@ -16,6 +16,7 @@ from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from tests.conftest import REPO, cli_environment, run_discogym
+from tests.llm.fake_endpoint import Calls, FakeEndpoint, Say
 
 inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is not installed: pip install 'discogym[inspect]'")
 from inspect_ai.log import read_eval_log  # noqa: E402
@@ -128,3 +129,27 @@ def test_every_tool_of_every_condition_is_a_valid_inspect_tool(suite_name):
             assert "$ref" not in str(schema) and "$defs" not in schema
             params = ToolParams.model_validate(schema)
             assert all(param.description for param in params.properties.values()), (condition.name, spec.name)
+
+
+def test_a_model_of_another_provider_plays_through_its_own_client(tmp_path, monkeypatch):
+    """Inspect's OpenAI-compatible provider against the fake endpoint: the model's tool call reaches the
+    environment, its tokens are counted, and the episode is keyed as agent ``inspect`` with the model's name."""
+    monkeypatch.setenv("FAKE_API_KEY", "not-a-key")
+    with FakeEndpoint() as endpoint:
+        endpoint.script.extend(
+            [Calls([("submit", '{"parameter": "price_impact", "direction": "up"}')]), Say("submitted")]
+        )
+        (log,) = inspect_ai.eval(
+            "discogym/petri",
+            model="openai-api/fake/tiny",
+            model_base_url=endpoint.url,
+            task_args={"split": "pilot-v0", "tasks": "market-1", "out": str(tmp_path / "run")},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert log.status == "success" and log.samples is not None
+    (episode,) = RunDir(tmp_path / "run").iter_episodes()
+    assert (episode.key.agent, episode.key.model) == ("inspect", "openai-api/fake/tiny")
+    assert [event.call.tool for event in episode.events] == ["submit"] and episode.score.success
+    assert episode.usage().input_tokens > 0
+    assert log.samples[0].scores["suite_score"].value == episode.score.value == 50.0  # solved, no experiments
