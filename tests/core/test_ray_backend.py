@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from discogym.core.console import EXIT_INTERRUPTED
 from discogym.core.ray_executor import RayExecutor
 from discogym.core.storage import RunDir
 from tests.conftest import REPO, cli_environment, discogym_command, run_discogym, wait_for_episodes
@@ -73,3 +74,20 @@ def test_a_ray_run_whose_driver_is_killed_resumes_to_the_local_runs_files(tmp_pa
     assert counts is not None, resumed.stderr
     assert int(counts[1]) + int(counts[2]) == 100 and int(counts[2]) >= written
     assert files(tmp_path / "ray") == files(tmp_path / "local")
+
+
+def test_ctrl_c_stops_a_ray_run_cleanly_and_the_rerun_finishes_it(tmp_path):
+    args = ["run", "crafting", "--split", "val.small.easy", "--agent", "random", "--quiet", "--backend", "ray"]
+    ray_run = [*args, "--workers", "2", "--out", str(tmp_path / "ray")]
+    driver = subprocess.Popen(
+        discogym_command(*ray_run), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=cli_environment(), cwd=REPO,
+    )  # fmt: skip
+    wait_for_episodes(tmp_path / "ray", 5, driver)
+    driver.send_signal(signal.SIGINT)
+    _, printed = driver.communicate(timeout=120)
+    assert driver.returncode == EXIT_INTERRUPTED, printed
+    assert "interrupted;" in printed and "rerun the same command to resume" in printed and "Traceback" not in printed
+    assert all(name.endswith(".json") for name in files(tmp_path / "ray"))
+    assert run_discogym(*ray_run).returncode == 0
+    assert len(RunDir(tmp_path / "ray").episode_paths()) == 100

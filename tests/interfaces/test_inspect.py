@@ -64,6 +64,8 @@ def test_each_suite_played_in_inspect_gives_the_episodes_discogym_run_gives(suit
     assert log.status == "success" and log.samples is not None and len(log.samples) == len(tasks)
     run_reference(suite_name, tmp_path / "run")
     assert episode_files(tmp_path / "inspect") == episode_files(tmp_path / "run")
+    progress = {sample.store["EpisodeState:episode"]: sample.store["EpisodeState:steps"] for sample in log.samples}
+    assert progress == {e.key.file_stem(): len(e.events) for e in RunDir(tmp_path / "inspect").iter_episodes()}
     scores = {sample.metadata["task"]: sample.scores["suite_score"].value for sample in log.samples}
     played = {e.key.task: e.score.value or 0.0 for e in RunDir(tmp_path / "run").iter_episodes()}
     assert scores == played

@@ -41,7 +41,7 @@ def _play_remote(suite: Suite, planned: PlannedEpisode, root: str) -> EpisodeSum
 class RayExecutor(Executor):
     """Episodes as Ray tasks: against ``address`` (else ``$RAY_ADDRESS``), else a Ray instance started here with
     ``workers`` CPUs (all of this machine's when None). At most as many episodes are in flight as the cluster
-    has CPUs (or ``workers``), so an interrupt abandons no more than that."""
+    has CPUs (or ``workers``)."""
 
     def __init__(self, address: str | None = None, workers: int | None = None) -> None:
         self.address = address or os.environ.get(ADDRESS_VARIABLE) or None
@@ -84,11 +84,10 @@ class RayExecutor(Executor):
                 finished, _ = ray.wait(list(in_flight), num_returns=1)
                 for ref in finished:
                     yield self._report(ray, in_flight.pop(ref), ref)
-        except BaseException:
-            for ref in in_flight:
-                ray.cancel(ref, force=True)
-            raise
         finally:
+            # Interrupted or done. A Ray instance started here stops with the episodes in flight (none is written
+            # half-way); on a cluster they run to their end and are written whole, for the rerun to skip. They
+            # are not cancelled: Ray 2.60 can crash when a cancel meets a task finishing at that moment.
             if started_here:
                 ray.shutdown()
 

@@ -47,7 +47,8 @@ from discogym.core.planning import plan_episode
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from discogym.core.tools import ToolCall
-from discogym.interfaces.inspect.tasks import PROVIDER, SYSTEM_PROMPT, TURN_LIMIT, agent_of
+from discogym.interfaces.inspect.tasks import PROVIDER, TURN_LIMIT, agent_of
+from discogym.llm.agent import SYSTEM_PROMPT
 
 SCORER = "suite_score"
 NO_DATE = "1970-01-01T00:00:00+00:00"  # a run whose sidecars are gone: the export's date must not be today's

@@ -20,13 +20,13 @@ from inspect_ai.model import (
     modelapi,
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
-from inspect_ai.util import store
+from inspect_ai.util import store_as
 
 from discogym.core.agent import Agent, AgentOptions, Turn
 from discogym.core.agent_lookup import make_agent
 from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder
 from discogym.core.jsonsafe import json_safe
-from discogym.interfaces.inspect.tasks import EPISODE_KEY, PROVIDER, RUNNING
+from discogym.interfaces.inspect.tasks import PROVIDER, RUNNING, EpisodeState
 
 
 @modelapi(name=PROVIDER)
@@ -49,8 +49,8 @@ class DiscogymAgentAPI(ModelAPI):
     ) -> ModelOutput:
         for ended in [key for key in self.agents if key not in RUNNING]:
             del self.agents[ended]
-        key = store().get(EPISODE_KEY)
-        recorder = RUNNING.get(key) if isinstance(key, str) else None
+        key = store_as(EpisodeState).running
+        recorder = RUNNING.get(key)
         if recorder is None:
             raise RuntimeError(
                 f"model {PROVIDER}/{self.model_name} plays discogym tasks only (inspect eval discogym/...)"

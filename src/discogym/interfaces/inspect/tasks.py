@@ -4,8 +4,8 @@ suite's tools as Inspect tools, one discogym episode per sample, and the suite's
 Each sample plays one episode through the harness's recorder, as ``discogym run`` does: the same brief, tools,
 seeds (the sample's epoch is the repeat), step limits and scoring, so the same calls score the same. The live
 environment cannot live in Inspect's store (the store is written into the log), so it is kept here by the
-sample's uuid while the sample runs; the store holds only that uuid. With ``-T out=DIR`` every episode is also
-written to a discogym run directory, for ``discogym report``.
+sample's uuid while the sample runs; the store holds the episode's progress (:class:`EpisodeState`). With
+``-T out=DIR`` every episode is also written to a discogym run directory, for ``discogym report``.
 """
 
 from pathlib import Path
@@ -25,6 +25,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
+from inspect_ai.util import StoreModel
 
 from discogym.core.agent import AgentOptions, Usage
 from discogym.core.agent_lookup import resolve_agent_name
@@ -34,17 +35,24 @@ from discogym.core.planning import plan_episode
 from discogym.core.storage import RunDir
 from discogym.core.suite import Suite, get_suite
 from discogym.core.tools import ToolCall, ToolImage, ToolSpec
+from discogym.llm.agent import SYSTEM_PROMPT  # the words discogym's own model agent starts from
 
 PROVIDER = "discogym"  # the offline model provider: --model discogym/reference, discogym/random, ...
-EPISODE_KEY = "discogym_episode"  # the store entry naming the sample's running episode
 INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider
-SYSTEM_PROMPT = (
-    "You are an agent in an environment whose rules you may have to discover by experiment. You act only through "
-    "the environment's tools and learn from what each call returns. Finish the task the brief describes."
-)
 TURN_LIMIT = "turn_limit"  # an Inspect limit (messages, tokens, time) ended the sample
 
 Names = str | list[str] | None  # one name, several separated by commas, or a list
+
+
+class EpisodeState(StoreModel):
+    """The sample's episode as its store records it (and the log keeps): which it is and how far it got. The
+    environment itself is not here: it lives in the process (:data:`RUNNING`) while the sample runs."""
+
+    running: str = ""  # the key of the episode in RUNNING (the sample's uuid) while it runs
+    episode: str = ""  # its discogym name (the episode file's stem)
+    steps: int = 0
+    termination: str | None = None
+
 
 RUNNING: dict[str, EpisodeRecorder] = {}  # the episodes being played, by sample uuid
 FINISHED: dict[str, Episode] = {}  # played and scored, waiting for the scorer, by sample uuid
@@ -129,11 +137,13 @@ def play_episode() -> Solver:
     ends it, the model answers without a tool call, or an Inspect limit stops the sample)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        recorder = open_episode(state)
+        recorder = new_episode(state)
         key = state.uuid
         RUNNING[key] = recorder
-        state.store.set(EPISODE_KEY, key)
+        progress = state.store_as(EpisodeState)
+        progress.running, progress.episode = key, recorder.planned.key.file_stem()
         try:
+            recorder.open()
             context = recorder.context()
             state.messages = [
                 ChatMessageSystem(content=context.system_prompt or SYSTEM_PROMPT),
@@ -144,20 +154,25 @@ def play_episode() -> Solver:
                 before = len(recorder.events)
                 state = await generate(state, tool_calls="single")
                 message, usage = state.output.message, _usage(state.output.usage)
+                progress.steps = len(recorder.events)
                 if len(recorder.events) > before:
                     credit_turn(recorder, before, message.text or None, usage)
                 elif not recorder.over:
                     recorder.stop(AGENT_STOPPED, message.text or None, usage)
+        except EpisodeStopped:  # the environment failed: the episode ends as env_error, recorded and scored
+            pass
         finally:
             RUNNING.pop(key, None)
             FINISHED[key] = finish(recorder, state.metadata.get("out"))
+            progress.running, progress.steps = "", len(recorder.events)
+            progress.termination = FINISHED[key].outcome.termination
         return state
 
     return solve
 
 
-def open_episode(state: TaskState) -> EpisodeRecorder:
-    """The recorder of the sample's episode, its environment open: planned as ``discogym run`` plans it."""
+def new_episode(state: TaskState) -> EpisodeRecorder:
+    """The recorder of the sample's episode, planned as ``discogym run`` plans it."""
     meta = state.metadata
     suite = get_suite(meta["suite"])
     found = {t.id: t for t in suite.tasks(meta["split"])}
@@ -169,9 +184,7 @@ def open_episode(state: TaskState) -> EpisodeRecorder:
         repeat=state.epoch - 1,
         run_seed=0,
     )
-    recorder = EpisodeRecorder(suite, planned)
-    recorder.open()
-    return recorder
+    return EpisodeRecorder(suite, planned)
 
 
 def credit_turn(recorder: EpisodeRecorder, first: int, message: str | None, usage: Usage | None) -> None:
