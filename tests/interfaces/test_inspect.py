@@ -155,3 +155,21 @@ def test_a_model_of_another_provider_plays_through_its_own_client(tmp_path, monk
     assert [event.call.tool for event in episode.events] == ["submit"] and episode.score.success
     assert episode.usage().input_tokens > 0
     assert log.samples[0].scores["suite_score"].value == episode.score.value == 50.0  # solved, no experiments
+
+
+def test_an_inspect_limit_ends_the_episode_which_is_still_recorded_and_scored(tmp_path):
+    (log,) = inspect_ai.eval(
+        "discogym/autumn",
+        model="discogym/reference",
+        task_args={"split": "all", "tasks": "ball-3", "out": str(tmp_path / "run")},  # planning: many steps
+        message_limit=6,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    (sample,) = log.samples or []
+    (episode,) = RunDir(tmp_path / "run").iter_episodes()
+    assert episode.outcome.termination == "turn_limit" and 1 <= len(episode.events) <= 3
+    assert sample.scores["suite_score"].value == (episode.score.value or 0.0)
+    assert sample.store["EpisodeState:termination"] == "turn_limit"
+    (replayed,) = episodes_of_log(Path(log.location))
+    assert essence([replayed]) == essence([episode])

@@ -47,7 +47,7 @@ from discogym.core.planning import plan_episode
 from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from discogym.core.tools import ToolCall
-from discogym.interfaces.inspect.tasks import PROVIDER, TURN_LIMIT, agent_of
+from discogym.interfaces.inspect.tasks import LIMIT_MESSAGE, PROVIDER, TURN_LIMIT, agent_of
 from discogym.llm.agent import SYSTEM_PROMPT
 
 SCORER = "suite_score"
@@ -187,7 +187,10 @@ def _replay(sample: EvalSample, model: str, path: Path) -> Episode:
                     raise UserError(f"{where}: call {call.id} gave another result than the log's")
         if not recorder.over:
             last = sample.output.message.text if sample.output and sample.output.choices else None
-            recorder.stop(TURN_LIMIT if sample.limit else AGENT_STOPPED, last or None)
+            if sample.limit is not None or (sample.store or {}).get("EpisodeState:termination") == TURN_LIMIT:
+                recorder.stop(TURN_LIMIT, LIMIT_MESSAGE)
+            else:
+                recorder.stop(AGENT_STOPPED, last or None)
         episode, _ = recorder.finish()
     except BaseException:
         recorder.abandon()

@@ -25,7 +25,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
-from inspect_ai.util import StoreModel
+from inspect_ai.util import LimitExceededError, StoreModel
 
 from discogym.core.agent import AgentOptions, Usage
 from discogym.core.agent_lookup import resolve_agent_name
@@ -40,6 +40,7 @@ from discogym.llm.agent import SYSTEM_PROMPT  # the words discogym's own model a
 PROVIDER = "discogym"  # the offline model provider: --model discogym/reference, discogym/random, ...
 INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider
 TURN_LIMIT = "turn_limit"  # an Inspect limit (messages, tokens, time) ended the sample
+LIMIT_MESSAGE = "an Inspect limit ended the sample"
 
 Names = str | list[str] | None  # one name, several separated by commas, or a list
 
@@ -159,13 +160,16 @@ def play_episode() -> Solver:
                     credit_turn(recorder, before, message.text or None, usage)
                 elif not recorder.over:
                     recorder.stop(AGENT_STOPPED, message.text or None, usage)
-        except EpisodeStopped:  # the environment failed: the episode ends as env_error, recorded and scored
-            pass
-        finally:
-            RUNNING.pop(key, None)
-            FINISHED[key] = finish(recorder, state.metadata.get("out"))
-            progress.running, progress.steps = "", len(recorder.events)
-            progress.termination = FINISHED[key].outcome.termination
+        except (EpisodeStopped, LimitExceededError):  # the environment failed (env_error), or an Inspect limit
+            pass  # stopped the sample (turn_limit): the episode is recorded and scored either way
+        except BaseException:  # the model failed (Inspect marks the sample an error): abandoned, as the runner
+            RUNNING.pop(key, None)  # abandons an episode cut by a fault, so a retried sample starts afresh
+            recorder.abandon()
+            raise
+        RUNNING.pop(key, None)
+        FINISHED[key] = finish(recorder, state.metadata.get("out"))
+        progress.running, progress.steps = "", len(recorder.events)
+        progress.termination = FINISHED[key].outcome.termination
         return state
 
     return solve
@@ -198,7 +202,7 @@ def credit_turn(recorder: EpisodeRecorder, first: int, message: str | None, usag
 def finish(recorder: EpisodeRecorder, out: str | None) -> Episode:
     """End the episode if it is still going (an Inspect limit stopped it), score it, and write it to ``out``."""
     if not recorder.over:
-        recorder.stop(TURN_LIMIT, "an Inspect limit ended the sample")
+        recorder.stop(TURN_LIMIT, LIMIT_MESSAGE)
     episode, runtime = recorder.finish()
     if out:
         RunDir(Path(out)).write_episode(episode, runtime)
