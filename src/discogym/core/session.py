@@ -266,9 +266,9 @@ class Session:
     def _look(self) -> None:
         """Keep the environment's view (before the episode is written and its environment closed). A view that
         fails shows its error: a picture is not worth the episode."""
-        env = self.recorder.env if self.recorder is not None else None
         if not self.keep_views:
             return
+        env = self.recorder.env if self.recorder is not None else None
         try:
             self.last_view = env.view() if env is not None else None
         except Exception as err:  # any bug of a suite's view

@@ -86,10 +86,15 @@
     const live = () => api && !api.isOver();
     const frameRate = api && api.mode === "frame-rate";
 
-    function act(action) {
+    // One call at a time: a frame (or a click) while one is in flight waits for it.
+    function send(tool, args) {
       if (!live() || busy) return;
       busy = true;
-      api.call("act", { action }).catch(() => {}).finally(() => { busy = false; });
+      api.call(tool, args).catch(() => {}).finally(() => { busy = false; });
+    }
+
+    function act(action) {
+      send("act", { action });
     }
 
     // In frame-rate mode inputs wait for the next frame; turn by turn they are sent at once.
@@ -103,7 +108,7 @@
     }
 
     function acting() {
-      return view.phase === "interaction" || (view.test === "planning") || (view.test === "cd" && !view.signalled);
+      return view.phase === "interaction" || view.test === "planning" || (view.test === "cd" && !view.signalled);
     }
 
     function tick() {
@@ -115,12 +120,6 @@
       const made = element("button", { id, type: "button", textContent: label });
       made.addEventListener("click", onClick);
       return made;
-    }
-
-    function send(tool, args) {
-      if (!live() || busy) return;
-      busy = true;
-      api.call(tool, args).catch(() => {}).finally(() => { busy = false; });
     }
 
     canvas.addEventListener("click", (event) => {
