@@ -63,6 +63,8 @@ NOT_RUN = {
     "discogym serve": "a server: it runs until stopped (tests/interfaces/test_web.py talks to it)",
     "discogym play": "interactive (tests/core/test_cli.py plays through stdin)",
     "discogym run petri --set l3-v0": "three agents on ten tasks (minutes)",
+    "discogym run petri --set blind-v1": "three agents on ten tasks; tests/suites/petri play blind-v1",
+    "discogym petri calibrate": "measures driver edges again (minutes per simulation); tests/suites/petri run one",
     "discogym run petri --set core-v0 --agent ofat-rand": "ten tasks (minutes)",
     "discogym petri validate --plots": "the 28 literature checks (minutes); tests/suites/petri run them",
     "discogym run petri --split core-v0 --agent reference --agent random --agent guess": "minutes: 3 agents x 3 passes",

@@ -26,7 +26,7 @@ def hidden_strings(spec: PetriTaskSpec) -> list[str]:
     return [v for v in values if v not in json.dumps(spec.control)]
 
 
-@pytest.mark.parametrize("set_name", ["pilot-v0", "l2-v0", "l3-v0"])
+@pytest.mark.parametrize("set_name", ["pilot-v0", "l2-v0", "l3-v0", "core-v1", "l2-v1", "l3-v1", "blind-v1"])
 def test_no_ground_truth_in_the_brief_tools_or_results(set_name):
     spec = task(set_name)
     env = make_env(spec)
@@ -38,7 +38,20 @@ def test_no_ground_truth_in_the_brief_tools_or_results(set_name):
     for text in seen:
         for secret in hidden_strings(spec):  # as a whole number, not a digit run inside another one
             assert re.search(rf"(?<![0-9.]){re.escape(secret)}(?![0-9])", text) is None, (secret, text)
-    assert all(name in seen[0] for name in spec.candidates) and spec.target in seen[0]
+    assert all(name in seen[0] for name in spec.candidates)
+    assert f"target metric: {spec.target}" in seen[0] if spec.tier != "blind" else "target metric: not named" in seen[0]
+
+
+def test_a_blind_metric_world_reports_every_metric_unless_one_is_named_and_checks_the_answers_metric():
+    spec = task("blind-v1", "social")
+    env = make_env(spec)
+    every = env.call("experiment", {"config_b": {}})
+    assert [row["metric"] for row in every.data["comparisons"]] == list(env.sim.metrics)
+    assert all(f"metric {metric}:" in every.text for metric in env.sim.metrics)
+    one = env.call("probe", {"guess": {}, "metric": "spread"})
+    assert one.data["comparison"]["metric"] == "spread" and env.spent == 2
+    refused = env.call("submit", {"parameter": spec.candidates[0], "metric": "mood", "direction": "up"})
+    assert not refused.ok and "unknown metric 'mood'" in refused.text and not env.done
 
 
 def test_isolating_experiments_reproduce_the_verified_ground_truth():
@@ -50,6 +63,24 @@ def test_isolating_experiments_reproduce_the_verified_ground_truth():
         assert comparison["significant"] == (name in spec.changed)
         assert comparison["p_holm"] == pytest.approx(spec.isolating_p_holm[name])
         assert "configs" not in result.text and str(spec.reference_values[name]) not in result.text
+
+
+def test_a_v1_world_runs_at_its_operating_point_inside_its_lab_ranges():
+    spec = task("l2-v1", "market")
+    sim = get_simulation("market")
+    env = make_env(spec)
+    assert spec.base(sim) == {"periods": 1000.0} and '"periods": 1000.0' in env.brief()
+    probe = env.call("probe", {"guess": {}}).data["comparison"]  # the control against the hidden world
+    assert probe["relative_change"] == pytest.approx(spec.relative_change, rel=1e-5)
+    (driver,) = spec.changed
+    low, high = spec.legal_range(sim, driver)
+    assert (low, high) != (sim.param(driver).low, sim.param(driver).high)  # narrower than the simulation's
+    outside = sim.param(driver).high if high < sim.param(driver).high else sim.param(driver).low
+    refused = env.call("experiment", {"config_b": {driver: outside}})
+    assert not refused.ok and f"must lie in [{low:g}, {high:g}] in this world" in refused.text
+    assert env.spent == 1  # the probe; the refused experiment ran nothing
+    result = env.call("experiment", {"config_b": {driver: spec.reference_values[driver]}})
+    assert result.data["comparison"]["significant"] and env.spent == 2
 
 
 def test_the_budget_is_eight_experiment_and_probe_calls_and_mistakes_are_free():

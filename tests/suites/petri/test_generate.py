@@ -32,20 +32,26 @@ def test_magnitude_classes_and_difficulty_bands_follow_the_spec_boundaries():
     assert [band(p) for p in (0.85, 0.8499, 0.55, 0.5499)] == ["easy", "moderate", "moderate", "hard"]
 
 
-@pytest.mark.parametrize("tier", ["L1", "L2", "L3"])
-def test_generated_ground_truth_is_what_the_harness_would_measure(tier):
+@pytest.mark.parametrize(("tier", "generation"), [("L1", "v1"), ("L2", "v1"), ("L3", "v1"), ("L2", "v0")])
+def test_generated_ground_truth_is_what_the_harness_would_measure(tier, generation):
     sim = get_simulation("market")
-    spec = generate_task(sim, tier, 7)
-    assert spec == generate_task(sim, tier, 7)  # deterministic
-    assert len(spec.replicate_seeds) == REPLICATES and spec.control == sim.resolve()
+    spec = generate_task(sim, tier, 7, generation=generation)
+    assert spec == generate_task(sim, tier, 7, generation=generation)  # deterministic
+    base = spec.base(sim)
+    assert base == ({} if generation == "v0" else {"periods": 1000.0}) and spec.control == sim.resolve(base)
+    assert len(spec.replicate_seeds) == REPLICATES
     assert len(spec.candidates) == (4 if tier == "L3" else 3) and set(spec.changed) <= set(spec.candidates)
+    assert (spec.ranges is None) == (generation == "v0")
+    for name, value in spec.reference_values.items():  # every value the reference tests is legal in the world
+        low, high = spec.legal_range(sim, name)
+        assert low <= value <= high and value != spec.control[name], name
     seeds, target = spec.replicate_seeds, sim.metrics.index(sim.target)
-    control = sim.run({}, seeds)
+    control = sim.run(base, seeds)
     for name in spec.candidates:  # drivers significant, decoys not, on the experiments' own seeds
-        row = compare(control, sim.run({name: spec.reference_values[name]}, seeds), sim.metrics)[target]
+        row = compare(control, sim.run({**base, name: spec.reference_values[name]}, seeds), sim.metrics)[target]
         assert row.significant == (name in spec.changed), name
         assert row.p_holm == pytest.approx(spec.isolating_p_holm[name], rel=1e-5)
-    hidden = compare(control, sim.run(spec.changed, seeds), sim.metrics)[target]
+    hidden = compare(control, sim.run({**base, **spec.changed}, seeds), sim.metrics)[target]
     assert hidden.relative_change == pytest.approx(spec.relative_change, rel=1e-5)
     if tier != "L3":
         assert spec.direction == ("up" if hidden.relative_change > 0 else "down")
@@ -53,24 +59,46 @@ def test_generated_ground_truth_is_what_the_harness_would_measure(tier):
         assert spec.magnitude == magnitude_class(hidden.relative_change) is not None
     if tier == "L3":
         first, second = spec.changed
-        cells = [sim.run(c, seeds)[:, target] for c in ({first: spec.changed[first]}, {second: spec.changed[second]})]
-        contrast = sim.run(spec.changed, seeds)[:, target] - cells[0] - cells[1] + control[:, target]
+        alone = ({**base, first: spec.changed[first]}, {**base, second: spec.changed[second]})
+        cells = [sim.run(config, seeds)[:, target] for config in alone]
+        contrast = sim.run({**base, **spec.changed}, seeds)[:, target] - cells[0] - cells[1] + control[:, target]
         assert spec.interaction == ("positive" if contrast.mean() > 0 else "negative")
         assert spec.interaction_p is not None and spec.interaction_p < 0.05
         assert sign_flip_p(contrast, 5000, np.random.default_rng(0)) < 0.05
     assert 0.0 <= spec.difficulty.oracle_power <= 1.0 and spec.difficulty.band == band(spec.difficulty.oracle_power)
 
 
+def test_a_blind_world_names_every_metric_its_change_moves_and_no_decoy_moves_any():
+    sim = get_simulation("social")
+    spec = generate_task(sim, "blind", 7)
+    base, seeds = spec.base(sim), spec.replicate_seeds
+    control = sim.run(base, seeds)
+    hidden = [row for row in compare(control, sim.run({**base, **spec.changed}, seeds), sim.metrics) if row.significant]
+    assert spec.moved == {row.metric: "up" if row.relative_change > 0 else "down" for row in hidden}
+    assert spec.target == min(hidden, key=lambda row: row.p_holm).metric and spec.direction == spec.moved[spec.target]
+    for name in set(spec.candidates) - set(spec.changed):
+        rows = compare(control, sim.run({**base, name: spec.reference_values[name]}, seeds), sim.metrics)
+        assert not any(row.significant for row in rows), name
+
+
 def test_unknown_sets_are_user_errors():
-    with pytest.raises(UserError, match="unknown task set 'x-v9'; sets: pilot-v0, core-v0, l2-v0, l3-v0"):
+    sets = "core-v1, l2-v1, l3-v1, blind-v1, pilot-v0, core-v0, l2-v0, l3-v0"
+    with pytest.raises(UserError, match=f"unknown task set 'x-v9'; sets: {sets}"):
         frozen.load_set("x-v9")
 
 
 def test_the_frozen_sets_hold_the_documented_tasks():
     sizes = {name: len(frozen.load_set(name).tasks) for name in frozen.set_names()}
-    assert sizes == {"pilot-v0": 6, "core-v0": 10, "l2-v0": 10, "l3-v0": 10}
+    v1 = {"core-v1": 10, "l2-v1": 10, "l3-v1": 10, "blind-v1": 10}
+    assert sizes == {**v1, "pilot-v0": 6, "core-v0": 10, "l2-v0": 10, "l3-v0": 10}
     tiers = {name: {task.tier for task in frozen.load_set(name).tasks} for name in frozen.set_names()}
-    assert tiers == {"pilot-v0": {"L1"}, "core-v0": {"L1"}, "l2-v0": {"L2"}, "l3-v0": {"L3"}}
+    assert tiers == {
+        "core-v1": {"L1"}, "l2-v1": {"L2"}, "l3-v1": {"L3"}, "blind-v1": {"blind"},
+        "pilot-v0": {"L1"}, "core-v0": {"L1"}, "l2-v0": {"L2"}, "l3-v0": {"L3"},
+    }  # fmt: skip
+    for name in ("core-v1", "l2-v1", "l3-v1"):  # v1 worlds record their lab ranges; v0 files are as they were
+        assert all(task.ranges for task in frozen.load_set(name).tasks)
+        assert '"ranges"' not in frozen.set_path(name.replace("v1", "v0")).read_text()
 
 
 OLDEST_NUMERICS = REPO / ".venv" / "oldest-numerics"

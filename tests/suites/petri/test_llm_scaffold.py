@@ -30,3 +30,30 @@ def test_a_model_plays_a_petri_task_through_the_text_protocol_with_the_papers_sc
     assert [e.call.tool for e in episode.events] == ["experiment", "submit"]
     assert episode.outcome.termination == "submitted" and episode.score.value is not None
     assert "Holm-adjusted" in episode.events[0].result.text and episode.audit["support"] == "unbacked"
+
+
+def test_a_model_plays_a_blind_metric_world_and_its_score_recomputes_from_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test")
+    suite = get_suite("petri")
+    task = suite.tasks("blind-v1")[0]
+    truth = task.ground_truth
+    (driver,) = truth["changed"]
+    experiment = {"config_b": {driver: truth["reference_values"][driver]}}
+    answer = {"parameter": driver, "metric": truth["target"], "direction": truth["direction"]}
+    with FakeEndpoint() as fake:
+        fake.script.extend(
+            [
+                Say(json.dumps({"tool": "experiment", "args": experiment})),
+                Say(json.dumps({"tool": "submit", "args": answer})),
+            ]
+        )
+        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text"})
+        Runner(suite, RunConfig.for_suite(suite, [agent], split="blind-v1", tasks=[task.id]), tmp_path).run()
+        texts = [text for request in fake.requests for text in conversation_texts(request.body)]
+    assert "target metric: not named" in texts[1] and task.params["target"] is None
+    assert not any(json.dumps(truth["moved"]) in text for text in texts)
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    every_metric = episode.events[0].result.data["comparisons"]
+    assert [row["metric"] for row in every_metric] == suite.solver_hints(task)["metrics"]
+    assert episode.score.value == 97.5 and episode.score.success  # 30 + 10 + 10 + 30 + 20 x 7/8
+    assert suite.score(episode).value == episode.score.value and suite.audit(episode) == episode.audit

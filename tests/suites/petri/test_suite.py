@@ -14,7 +14,15 @@ from discogym.core.runner import RunConfig, Runner, plan_episode
 from discogym.core.storage import RunDir
 from tests.conftest import run_discogym
 
-PINNED = {"pilot-v0": 92.5, "l2-v0": 92.5, "l3-v0": 87.5}
+PINNED = {
+    "pilot-v0": 92.5,
+    "l2-v0": 92.5,
+    "l3-v0": 87.5,
+    "core-v1": 92.5,
+    "l2-v1": 92.5,
+    "l3-v1": 87.5,
+    "blind-v1": 92.5,
+}
 
 
 def run(out: Path, split: str, *agents: str) -> dict[tuple[str, str], Episode]:
@@ -71,7 +79,7 @@ def test_only_the_suites_own_solvers_get_the_privileged_hints(monkeypatch):
     own = {**suite.reference_agents(), "spy-solver": lambda o: Spy()}
     monkeypatch.setattr(type(suite), "reference_agents", lambda self: own)
     play_episode(suite, plan_episode("petri", task, suite.conditions()[0], AgentOptions(name="spy-solver"), 0, 0))
-    assert set(Spy.seen[-1]) == {"tier", "candidates", "reference_values", "ranges"}
+    assert set(Spy.seen[-1]) == {"tier", "candidates", "metrics", "reference_values", "ranges"}
     assert Spy.seen[-1]["reference_values"] == task.ground_truth["reference_values"]
 
 
@@ -91,3 +99,27 @@ def test_the_report_has_the_papers_tables(tmp_path):
     unbacked = taxonomy.columns.index("unbacked")
     assert {row[0]: row[unbacked] for row in taxonomy.rows} == {"ofat": 0, "guess": 6}
     assert tables["petri: difficulty band against outcome"].rows
+
+
+def test_the_report_says_whether_the_difficulty_band_predicts_failure(tmp_path):
+    from scipy.stats import spearmanr
+
+    from discogym.core.run_report import build_report
+
+    episodes = run(tmp_path, "core-v1", "ofat", "ofat-rand")
+    table = next(t for t in build_report(tmp_path).tables if t.title.startswith("petri: does the difficulty band"))
+    rows = {row[0]: row for row in table.rows}
+    assert rows["ofat"][3:] == [10, *(1.0 if rated else "-" for rated in _bands_present(episodes)), "-", "-"]
+    played = [e for (agent, _), e in episodes.items() if agent == "ofat-rand"]
+    powers = [e.task.ground_truth["difficulty"]["oracle_power"] for e in played]
+    solved = [bool(e.score.success) for e in played]
+    for column, band in enumerate(("easy", "moderate", "hard"), start=4):
+        in_band = [s for e, s in zip(played, solved, strict=True) if e.task.ground_truth["difficulty"]["band"] == band]
+        assert rows["ofat-rand"][column] == (sum(in_band) / len(in_band) if in_band else "-")
+    rho, p = spearmanr(powers, solved)
+    assert rows["ofat-rand"][7:] == [f"{rho:.2f}", f"{p:.3g}"]
+
+
+def _bands_present(episodes: dict[tuple[str, str], Episode]) -> list[bool]:
+    bands = {e.task.ground_truth["difficulty"]["band"] for e in episodes.values()}
+    return [band in bands for band in ("easy", "moderate", "hard")]

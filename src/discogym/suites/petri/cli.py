@@ -186,20 +186,62 @@ def generate(
     name: Annotated[str, typer.Argument(metavar="SIM", help="market, swarm, origin, morph or social.")],
     tier: Annotated[str, typer.Option(help="L1, L2 or L3.")] = "L1",
     seed: Annotated[int, typer.Option(min=0, help="The task seed.")] = 0,
+    generation: Annotated[str, typer.Option(help="v1 (calibrated, the default) or v0 (the first sets).")] = "v1",
     as_json: JsonOption = False,
 ) -> None:
     """Generate one verified mystery world (its ground truth included: for maintainers, not agents)."""
-    from discogym.suites.petri.generate import Tier, generate_task
+    from discogym.suites.petri.generate import Generation, Tier, generate_task
 
     with user_errors():
         tiers: dict[str, Tier] = {"L1": "L1", "L2": "L2", "L3": "L3"}
+        generations: dict[str, Generation] = {"v0": "v0", "v1": "v1"}
         if tier not in tiers:
             raise UserError(f"--tier takes L1, L2 or L3, got {tier!r}")
-        spec = generate_task(get_simulation(name), tiers[tier], seed)
+        if generation not in generations:
+            raise UserError(f"--generation takes v1 or v0, got {generation!r}")
+        spec = generate_task(get_simulation(name), tiers[tier], seed, generation=generations[generation])
     if as_json:
         print_json(spec.model_dump(mode="json"))
         return
     stdout.print_json(spec.model_dump_json())
+
+
+@app.command()
+def calibrate(
+    name: Annotated[str | None, typer.Argument(metavar="[SIM]", help="One simulation (default: all).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Measure again where each driver becomes detectable at its v1 operating point (48 seeds, half-power edges),
+    beside the edges the v1 generator uses (calibration.py). Slow: minutes per simulation."""
+    from discogym.suites.petri.calibrate import find_edges
+    from discogym.suites.petri.calibration import CALIBRATION
+
+    with user_errors():
+        chosen = [get_simulation(name)] if name else list(simulations().values())
+    rows: list[dict[str, Any]] = []
+    for sim in chosen:
+        calibration = CALIBRATION[sim.name]
+        stderr.print(f"calibrating {sim.name} at {calibration.base or 'its control'} ...", highlight=False)
+        for edge in find_edges(sim, calibration.base, list(calibration.edges)):
+            rows.append(
+                {
+                    "simulation": sim.name,
+                    "parameter": edge.parameter,
+                    "side": edge.side,
+                    "measured": edge.value,
+                    "power": edge.power,
+                    "used": calibration.edges[edge.parameter].get(edge.side),
+                }
+            )
+    if as_json:
+        print_json({"edges": rows})
+        return
+    table = Table("simulation", "parameter", "side", "measured edge", "power there", "edge used (v1)")
+    for row in rows:
+        measured = "-" if row["measured"] is None else f"{row['measured']:.4g}"
+        used = "-" if row["used"] is None else f"{row['used']:g}"
+        table.add_row(row["simulation"], row["parameter"], row["side"], measured, f"{row['power']:.3f}", used)
+    stdout.print(table)
 
 
 SetsOption = Annotated[list[str] | None, typer.Option("--set", help="Only this frozen set (repeatable).")]

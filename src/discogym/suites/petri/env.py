@@ -24,6 +24,7 @@ from discogym.suites.petri.stats import MetricComparison, compare
 BUDGET = 8
 EXPERIMENT_HELP = "Run a replicated A/B between two configs; returns statistics only (no configs echoed)."
 PROBE_HELP = "Compare a guessed config against the hidden world; a non-significant result means your guess matches."
+METRIC_HELP = "the metric to report (default: the target metric; every metric when none is named)"
 CONFIG_HELP = 'parameter overrides on the control, e.g. {"noise": 2.5} (omit a parameter to leave it at control)'
 TIER_GOALS = {
     "L1": "ONE parameter was changed. Identify which, and whether it pushes the target metric UP or DOWN.",
@@ -36,6 +37,11 @@ TIER_GOALS = {
         "TWO parameters were changed together. Identify BOTH, and the SIGN of their interaction: positive if "
         "the combined effect exceeds the sum of the individual effects, otherwise negative."
     ),
+    "blind": (
+        "ONE parameter was changed, and no target metric is named: identify which parameter, ONE metric that "
+        "its change moves, and whether it pushes that metric UP or DOWN. An experiment or probe without a "
+        "metric reports every metric."
+    ),
 }
 
 
@@ -44,14 +50,14 @@ class ExperimentArgs(ToolArgs):
 
     config_a: dict[str, float] = Field(default_factory=dict, description=f"arm A: {CONFIG_HELP}")
     config_b: dict[str, float] = Field(default_factory=dict, description=f"arm B: {CONFIG_HELP}")
-    metric: str | None = Field(default=None, description="the metric to report (default: the target metric)")
+    metric: str | None = Field(default=None, description=METRIC_HELP)
 
 
 class ProbeArgs(ToolArgs):
     """Arguments of ``probe``."""
 
     guess: dict[str, float] = Field(default_factory=dict, description=f"your guessed world: {CONFIG_HELP}")
-    metric: str | None = Field(default=None, description="the metric to report (default: the target metric)")
+    metric: str | None = Field(default=None, description=METRIC_HELP)
 
 
 class ClaimArgs(ToolArgs):
@@ -81,7 +87,14 @@ class SubmitL3(ToolArgs):
     interaction: Literal["positive", "negative"] = Field(description="the sign of their interaction")
 
 
-SUBMIT_MODELS: dict[str, type[ToolArgs]] = {"L1": SubmitL1, "L2": SubmitL2, "L3": SubmitL3}
+class SubmitBlind(SubmitL1):
+    """The blind-metric answer."""
+
+    metric: str = Field(description="a metric the change moves")
+    direction: Literal["up", "down"] = Field(description="its effect on that metric")
+
+
+SUBMIT_MODELS: dict[str, type[ToolArgs]] = {"L1": SubmitL1, "L2": SubmitL2, "L3": SubmitL3, "blind": SubmitBlind}
 
 
 def describe(row: MetricComparison, label_a: str, label_b: str) -> str:
@@ -113,6 +126,7 @@ class PetriEnv(Env):
     def __init__(self, task: PetriTaskSpec, sim: Simulation) -> None:
         self.task = task
         self.sim = sim
+        self.base = task.base(sim)  # the world's control as overrides on the simulation's own
         self.spent = 0
         self.submission: dict[str, Any] | None = None
         self._control_cache: np.ndarray | None = None
@@ -122,9 +136,10 @@ class PetriEnv(Env):
 
     def brief(self) -> str:
         control = json.dumps(self.task.control, sort_keys=True)
+        target = "not named (find a metric the change moves)" if self.blind else self.task.target
         return (
             f"model: {self.task.simulation}\n"
-            f"target metric: {self.task.target}\n"
+            f"target metric: {target}\n"
             f"metrics: {', '.join(self.sim.metrics)}\n"
             f"control config: {control}\n"
             f"the changed parameter is one of: {', '.join(self.task.candidates)}\n"
@@ -144,9 +159,14 @@ class PetriEnv(Env):
     def tools(self) -> list[Tool]:
         return list(self._tools)
 
-    def _metric(self, metric: str | None) -> str:
-        chosen = metric or self.task.target
-        if chosen not in self.sim.metrics:
+    @property
+    def blind(self) -> bool:
+        """A blind-metric world: the target is not named, and a call without a metric reports them all."""
+        return self.task.tier == "blind"
+
+    def _metric(self, metric: str | None) -> str | None:
+        chosen = metric or (None if self.blind else self.task.target)
+        if chosen is not None and chosen not in self.sim.metrics:
             raise ToolError(f"unknown metric {chosen!r}; metrics: {', '.join(self.sim.metrics)}")
         return chosen
 
@@ -155,6 +175,10 @@ class PetriEnv(Env):
             self.sim.resolve(overrides)
         except UserError as err:
             raise ToolError(str(err)) from None
+        for name, value in overrides.items():
+            low, high = self.task.legal_range(self.sim, name)
+            if not low <= value <= high:
+                raise ToolError(f"parameter '{name}' must lie in [{low:g}, {high:g}] in this world, got {value:g}")
         return overrides
 
     def _spend(self) -> None:
@@ -165,16 +189,22 @@ class PetriEnv(Env):
     def _run(self, overrides: dict[str, float]) -> np.ndarray:
         if not overrides:
             if self._control_cache is None:
-                self._control_cache = self.sim.run({}, self.task.replicate_seeds)
+                self._control_cache = self.sim.run(self.base, self.task.replicate_seeds)
             return self._control_cache
-        return self.sim.run(overrides, self.task.replicate_seeds)
+        return self.sim.run({**self.base, **overrides}, self.task.replicate_seeds)
 
-    def _result(self, values_a: np.ndarray, values_b: np.ndarray, metric: str, labels: tuple[str, str]) -> ToolResult:
+    def _result(
+        self, values_a: np.ndarray, values_b: np.ndarray, metric: str | None, labels: tuple[str, str]
+    ) -> ToolResult:
         rows = compare(values_a, values_b, self.sim.metrics)
+        left = f"({BUDGET - self.spent} of {BUDGET} experiment/probe calls left)"
+        if metric is None:
+            text = "\n".join([*(describe(row, *labels) for row in rows), left])
+            return ToolResult(text=text, data={"comparisons": [row.model_dump() for row in rows], "spent": self.spent})
         row = rows[self.sim.metrics.index(metric)]
-        left = BUDGET - self.spent
-        text = f"{describe(row, *labels)}\n({left} of {BUDGET} experiment/probe calls left)"
-        return ToolResult(text=text, data={"comparison": row.model_dump(), "spent": self.spent})
+        return ToolResult(
+            text=f"{describe(row, *labels)}\n{left}", data={"comparison": row.model_dump(), "spent": self.spent}
+        )
 
     @tool(ExperimentArgs, description=EXPERIMENT_HELP)
     def experiment(self, args: ExperimentArgs) -> ToolResult:
@@ -188,7 +218,7 @@ class PetriEnv(Env):
         metric = self._metric(args.metric)
         guess = self._checked(args.guess)
         self._spend()
-        hidden = self.sim.run(self.task.changed, self.task.replicate_seeds)
+        hidden = self.sim.run({**self.base, **self.task.changed}, self.task.replicate_seeds)
         return self._result(self._run(guess), hidden, metric, ("guess", "hidden world"))
 
     @tool(ClaimArgs, description="Record a belief about one parameter's effect (optional book-keeping).")
@@ -200,6 +230,8 @@ class PetriEnv(Env):
     @tool(SubmitL1, description="Submit your final answer; ends the episode.")
     def submit(self, args: ToolArgs) -> ToolResult:
         answer = args.model_dump()
+        if "metric" in answer and answer["metric"] not in self.sim.metrics:
+            raise ToolError(f"unknown metric {answer['metric']!r}; metrics: {', '.join(self.sim.metrics)}")
         named = answer.get("parameters") or [answer["parameter"]]
         unknown = [name for name in named if name not in self.task.candidates]
         if unknown:

@@ -8,7 +8,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from discogym.core.errors import UserError
-from discogym.suites.petri.generate import STATISTIC_DIGITS, STATISTICS, PetriTaskSpec, Tier, generate_task
+from discogym.suites.petri.generate import (
+    STATISTIC_DIGITS,
+    STATISTICS,
+    Generation,
+    PetriTaskSpec,
+    Tier,
+    generate_task,
+)
 from discogym.suites.petri.sims.registry import get_simulation
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -17,8 +24,13 @@ SIMS = ("market", "swarm", "origin", "morph", "social")
 # Two stored statistics agree when they differ by at most one unit in their last stored digit.
 STATISTIC_TOLERANCE = 10.0 ** (1 - STATISTIC_DIGITS)
 
-# (tier, simulation, seed) of every task of every frozen set; a task's id is SIMULATION-SEED.
+# (tier, simulation, seed) of every task of every frozen set; a task's id is SIMULATION-SEED. A set's suffix is
+# the generation that made it; the first set is the default.
 FROZEN_SETS: dict[str, list[tuple[Tier, str, int]]] = {
+    "core-v1": [("L1", sim, seed) for sim in SIMS for seed in (101, 102)],
+    "l2-v1": [("L2", sim, seed) for sim in SIMS for seed in (201, 202)],
+    "l3-v1": [("L3", sim, seed) for sim in SIMS for seed in (301, 302)],
+    "blind-v1": [("blind", sim, seed) for sim in SIMS for seed in (501, 502)],
     "pilot-v0": [("L1", sim, 1) for sim in SIMS] + [("L1", "market", 2)],
     "core-v0": [("L1", sim, seed) for sim in SIMS for seed in (101, 102)],
     "l2-v0": [("L2", sim, seed) for sim in SIMS for seed in (201, 202)],
@@ -48,10 +60,16 @@ def _check_name(name: str) -> None:
         raise UserError(f"unknown task set '{name}'; sets: {', '.join(FROZEN_SETS)}")
 
 
+def generation(name: str) -> Generation:
+    """The generation that made the set ``name``."""
+    return "v0" if name.endswith("-v0") else "v1"
+
+
 def generate_set(name: str) -> FrozenSet:
     """Generate every task of the set ``name`` from its seeds."""
     _check_name(name)
-    tasks = [generate_task(get_simulation(sim), tier, seed, name) for tier, sim, seed in FROZEN_SETS[name]]
+    made_by = generation(name)
+    tasks = [generate_task(get_simulation(sim), tier, seed, name, made_by) for tier, sim, seed in FROZEN_SETS[name]]
     return FrozenSet(name=name, tasks=tasks)
 
 

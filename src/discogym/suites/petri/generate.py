@@ -7,19 +7,26 @@ driver(s), two decoys as candidates. Generation keeps a draw only when, on the t
 the target metric (Mann-Whitney U, Holm across the metric vector, alpha 0.05) and each decoy's is not; at L2
 the hidden world must change the target mean by at least 10%; at L3 the interaction contrast must pass a
 5,000-permutation sign-flip test. A draw that fails is replaced by the draw of the next attempt's sub-seed.
+
+Two generations exist. ``v0`` (the first frozen sets) draws hidden values among each driver's curated test values
+around the simulation's own control. ``v1`` works at a calibrated operating point per simulation and draws each
+hidden value beyond where its driver becomes detectable, inside a lab range the task records (calibration.py).
 """
 
 from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from discogym.core.seeding import derive_seed
+from discogym.suites.petri.calibration import CALIBRATION, SimCalibration
 from discogym.suites.petri.sims.base import Param, Simulation
 from discogym.suites.petri.stats import ALPHA, cliffs_delta, compare, holm_rows, mann_whitney_p, sign_flip_p
 
-Tier = Literal["L1", "L2", "L3"]
+Tier = Literal["L1", "L2", "L3", "blind"]
+Direction = Literal["up", "down"]
+Generation = Literal["v0", "v1"]
 Band = Literal["easy", "moderate", "hard"]
 Magnitude = Literal["small", "medium", "large"]
 
@@ -80,12 +87,37 @@ class PetriTaskSpec(BaseModel):
     changed: dict[str, float]
     reference_values: dict[str, float]
     relative_change: float
-    direction: Literal["up", "down"] | None = None
+    direction: Direction | None = None
     magnitude: Magnitude | None = None
     interaction: Literal["positive", "negative"] | None = None
     interaction_p: float | None = None
     isolating_p_holm: dict[str, float]
     difficulty: Difficulty
+    ranges: dict[str, tuple[float, float]] | None = None  # v1: each candidate's lab range; v0: the simulation's
+    # blind: every metric the hidden change moves (significantly, on the task's seeds), with its direction; the
+    # target is the one it moves most surely, and is not named to the agent
+    moved: dict[str, Direction] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # v0 files and task hashes were written before these fields existed: leave them out where absent.
+        data: dict[str, object] = handler(self)
+        for name in ("ranges", "moved"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+    def base(self, sim: Simulation) -> dict[str, float]:
+        """The task's control as overrides on the simulation's own control (empty for v0 tasks)."""
+        own = sim.resolve()
+        return {name: value for name, value in self.control.items() if own[name] != value}
+
+    def legal_range(self, sim: Simulation, name: str) -> tuple[float, float]:
+        """The values ``name`` may take in this world: its lab range, else the simulation's."""
+        if self.ranges is not None and name in self.ranges:
+            return self.ranges[name]
+        param = sim.param(name)
+        return param.low, param.high
 
 
 def magnitude_class(change: float) -> Magnitude | None:
@@ -137,28 +169,54 @@ def draw(sim: Simulation, tier: Tier, rng: np.random.Generator) -> Draw:
     return Draw(changed=changed, decoys={p.name: float(rng.choice(np.asarray(p.test_values))) for p in picked})
 
 
+def draw_calibrated(sim: Simulation, calibration: SimCalibration, tier: Tier, rng: np.random.Generator) -> Draw:
+    """The v1 draw: driver(s) from the calibrated pool, each hidden value on a detectable side of the operating
+    point, between a little short of the edge and the end of the lab range; decoys as in v0."""
+    pool = [p for p in sim.params if p.name in calibration.edges]
+    decoys = [p for p in sim.params if p.role == "decoy" and p.test_values]
+    count = 2 if tier == "L3" else 1
+    chosen = [pool[i] for i in sorted(rng.choice(len(pool), size=count, replace=False))]
+    control = sim.resolve(calibration.base)
+    changed = {param.name: calibration.hidden_value(param, control[param.name], rng) for param in chosen}
+    picked = [decoys[i] for i in sorted(rng.choice(len(decoys), size=2, replace=False))]
+    return Draw(changed=changed, decoys={p.name: float(rng.choice(np.asarray(p.test_values))) for p in picked})
+
+
 class _Cells:
-    """Per-seed metric vectors of every cell a task needs, on the task's seeds."""
+    """Per-seed metric vectors of every cell a task needs: first on the experiments' 12 seeds, which decide
+    whether the draw is verified; then, for a verified draw, the control and isolating cells on the rest of the
+    difficulty seeds (a replicate's row depends only on its seed, so the rows are those of one long batch)."""
 
-    def __init__(self, sim: Simulation, drawn: Draw, seeds: Sequence[int]) -> None:
-        self.control = sim.run({}, seeds)
-        self.hidden = sim.run(drawn.changed, seeds)
-        self.isolating = {name: sim.run({name: value}, seeds) for name, value in drawn.changed.items()}
-        self.isolating.update({name: sim.run({name: value}, seeds) for name, value in drawn.decoys.items()})
+    def __init__(self, sim: Simulation, base: dict[str, float], drawn: Draw, seeds: Sequence[int]) -> None:
+        self.sim, self.base, self.drawn = sim, base, drawn
+        self.control = sim.run(base, seeds)
+        self.hidden = sim.run({**base, **drawn.changed}, seeds)
+        self.isolating = {name: sim.run({**base, name: value}, seeds) for name, value in self._treatments()}
+
+    def _treatments(self) -> list[tuple[str, float]]:
+        return list({**self.drawn.changed, **self.drawn.decoys}.items())
+
+    def extend(self, seeds: Sequence[int]) -> None:
+        """Add the control and isolating rows of ``seeds`` (the hidden world's are not needed past verification)."""
+        self.control = np.concatenate([self.control, self.sim.run(self.base, seeds)])
+        for name, value in self._treatments():
+            self.isolating[name] = np.concatenate(
+                [self.isolating[name], self.sim.run({**self.base, name: value}, seeds)]
+            )
 
 
-def _isolating_p(sim: Simulation, cells: _Cells, rows: slice) -> dict[str, float]:
-    target = sim.metrics.index(sim.target)
+def _isolating_p(sim: Simulation, cells: _Cells, rows: slice, metric: str) -> dict[str, float]:
+    target = sim.metrics.index(metric)
     return {
         name: compare(cells.control[rows], values[rows], sim.metrics)[target].p_holm
         for name, values in cells.isolating.items()
     }
 
 
-def _oracle_power(sim: Simulation, cells: _Cells, drawn: Draw, rng: np.random.Generator) -> float:
+def _oracle_power(sim: Simulation, cells: _Cells, drawn: Draw, metric: str, rng: np.random.Generator) -> float:
     """The fraction of 12-seed subsamples in which every driver's isolating test is significant on the target
     and no decoy's is (the decision an optimal isolating sweep makes)."""
-    target = sim.metrics.index(sim.target)
+    target = sim.metrics.index(metric)
     picks = np.stack([rng.choice(DIFFICULTY_SEEDS, size=REPLICATES, replace=False) for _ in range(SUBSAMPLES)])
     control = cells.control[picks]  # (subsamples, replicates, metrics)
     solved = np.ones(SUBSAMPLES, dtype=bool)
@@ -168,10 +226,39 @@ def _oracle_power(sim: Simulation, cells: _Cells, drawn: Draw, rng: np.random.Ge
     return float(solved.mean())
 
 
+def _verify_blind(sim: Simulation, drawn: Draw, cells: _Cells) -> dict[str, object] | None:
+    """The ground truth of a blind draw: the driver's isolating experiment significant on some metric, each
+    decoy's on none; the target is the metric the hidden world moves with the smallest p (the first on ties)."""
+    experiment = slice(0, REPLICATES)
+    rows = {
+        name: compare(cells.control[experiment], values[experiment], sim.metrics)
+        for name, values in cells.isolating.items()
+    }
+    if any(row.significant for name in drawn.decoys for row in rows[name]):
+        return None
+    hidden = compare(cells.control[experiment], cells.hidden[experiment], sim.metrics)
+    moved: dict[str, Direction] = {
+        row.metric: "up" if row.relative_change > 0 else "down" for row in hidden if row.significant
+    }
+    if not moved or not all(any(row.significant for row in rows[name]) for name in drawn.changed):
+        return None
+    target = min((row for row in hidden if row.significant), key=lambda row: row.p_holm)
+    index = sim.metrics.index(target.metric)
+    return {
+        "target": target.metric,
+        "moved": moved,
+        "direction": moved[target.metric],
+        "relative_change": round_statistic(target.relative_change),
+        "isolating_p_holm": {name: round_statistic(row[index].p_holm) for name, row in rows.items()},
+    }
+
+
 def _verify(sim: Simulation, tier: Tier, drawn: Draw, cells: _Cells, sub_seed: int) -> dict[str, object] | None:
     """The ground truth of a draw, or None when the draw fails verification."""
+    if tier == "blind":
+        return _verify_blind(sim, drawn, cells)
     experiment = slice(0, REPLICATES)
-    p_holm = _isolating_p(sim, cells, experiment)
+    p_holm = _isolating_p(sim, cells, experiment, sim.target)
     if any(p_holm[name] >= ALPHA for name in drawn.changed) or any(p_holm[name] < ALPHA for name in drawn.decoys):
         return None
     target = sim.metrics.index(sim.target)
@@ -202,24 +289,33 @@ def _verify(sim: Simulation, tier: Tier, drawn: Draw, cells: _Cells, sub_seed: i
     return truth
 
 
-def _difficulty(sim: Simulation, drawn: Draw, cells: _Cells, sub_seed: int) -> Difficulty:
-    target = sim.metrics.index(sim.target)
+def _difficulty(sim: Simulation, drawn: Draw, cells: _Cells, metric: str, sub_seed: int) -> Difficulty:
+    target = sim.metrics.index(metric)
     deltas = [cliffs_delta(cells.control[:, target], cells.isolating[name][:, target]) for name in drawn.changed]
     weakest = min(deltas, key=abs)
-    power = _oracle_power(sim, cells, drawn, np.random.default_rng(derive_seed(sub_seed, "oracle")))
+    power = _oracle_power(sim, cells, drawn, metric, np.random.default_rng(derive_seed(sub_seed, "oracle")))
     return Difficulty(cliffs_delta=round_statistic(weakest), oracle_power=round_statistic(power), band=band(power))
 
 
-def generate_task(sim: Simulation, tier: Tier, seed: int, set_name: str = "adhoc") -> PetriTaskSpec:
+def generate_task(
+    sim: Simulation, tier: Tier, seed: int, set_name: str = "adhoc", generation: Generation = "v1"
+) -> PetriTaskSpec:
     """The task of ``sim`` at ``tier`` from ``seed``: the first attempt whose draw passes verification."""
+    calibration = CALIBRATION[sim.name] if generation == "v1" else None
+    base = dict(calibration.base) if calibration else {}
     for attempt in range(MAX_ATTEMPTS):
-        sub_seed = derive_seed("petri-task", sim.name, tier, seed, attempt)
-        drawn = draw(sim, tier, np.random.default_rng(sub_seed))
+        if calibration is None:
+            sub_seed = derive_seed("petri-task", sim.name, tier, seed, attempt)
+            drawn = draw(sim, tier, np.random.default_rng(sub_seed))
+        else:
+            sub_seed = derive_seed("petri-task", generation, sim.name, tier, seed, attempt)
+            drawn = draw_calibrated(sim, calibration, tier, np.random.default_rng(sub_seed))
         seeds = task_seeds(sub_seed, DIFFICULTY_SEEDS)
-        cells = _Cells(sim, drawn, seeds)
+        cells = _Cells(sim, base, drawn, seeds[:REPLICATES])
         truth = _verify(sim, tier, drawn, cells, sub_seed)
         if truth is None:
             continue
+        cells.extend(seeds[REPLICATES:])
         return PetriTaskSpec.model_validate(
             {
                 "id": f"{sim.name}-{seed}",
@@ -229,12 +325,13 @@ def generate_task(sim: Simulation, tier: Tier, seed: int, set_name: str = "adhoc
                 "seed": seed,
                 "attempt": attempt,
                 "target": sim.target,
-                "control": sim.resolve(),
+                "control": sim.resolve(base),
                 "candidates": sorted([*drawn.changed, *drawn.decoys]),
                 "replicate_seeds": seeds[:REPLICATES],
                 "changed": drawn.changed,
                 "reference_values": {**drawn.changed, **drawn.decoys},
-                "difficulty": _difficulty(sim, drawn, cells, sub_seed),
+                "difficulty": _difficulty(sim, drawn, cells, str(truth.get("target", sim.target)), sub_seed),
+                "ranges": calibration.ranges_of(sim, [*drawn.changed, *drawn.decoys]) if calibration else None,
                 **truth,
             }
         )

@@ -139,6 +139,49 @@ def difficulty_table(episodes: list[Episode]) -> ReportTable:
     )
 
 
+BANDS = ("easy", "moderate", "hard")
+
+
+def _oracle_power(episode: Episode) -> float | None:
+    difficulty = episode.task.ground_truth.get("difficulty")
+    power = difficulty.get("oracle_power") if isinstance(difficulty, dict) else None
+    return float(power) if isinstance(power, int | float) else None
+
+
+def band_prediction_table(episodes: list[Episode]) -> ReportTable:
+    """Does the difficulty rating predict failure? Per (agent, model, condition): the solve rate in each band, and
+    the rank correlation (Spearman) of each episode's oracle power with its being solved, with its p-value."""
+    from scipy.stats import spearmanr  # imported on first use: scipy.stats takes 0.6 s to import
+
+    rows = []
+    for key, members in group_by(scored_episodes(episodes), agent_key):
+        rated = [(power, bool(e.score.success)) for e in members if (power := _oracle_power(e)) is not None]
+        by_band = {band: [e for e in members if _band_key(e)[-1] == band] for band in BANDS}
+        rates = [success_rate(by_band[band]) if by_band[band] else "-" for band in BANDS]
+        powers, solved = [p for p, _ in rated], [s for _, s in rated]
+        if len(set(powers)) > 1 and len(set(solved)) > 1:
+            rho, p = spearmanr(powers, solved)
+            correlation, p_value = f"{float(rho):.2f}", f"{float(p):.3g}"
+        else:
+            correlation, p_value = "-", "-"
+        rows.append([*key, len(rated), *rates, correlation, p_value])
+    return ReportTable(
+        title="petri: does the difficulty band predict failure?",
+        columns=[*AGENT_KEY_COLUMNS, "episodes", *(f"solve rate {band}" for band in BANDS), "spearman rho", "p"],
+        rows=rows,
+        notes=[
+            "rho: rank correlation of the task's oracle power with the episode being solved; positive when the "
+            "harder bands are failed more often ('-' when either is constant)"
+        ],
+    )
+
+
 def petri_tables(episodes: list[Episode]) -> list[ReportTable]:
     """Every petri table, in the paper's order."""
-    return [tier_table(episodes), comparison_table(episodes), taxonomy_table(episodes), difficulty_table(episodes)]
+    return [
+        tier_table(episodes),
+        comparison_table(episodes),
+        taxonomy_table(episodes),
+        difficulty_table(episodes),
+        band_prediction_table(episodes),
+    ]

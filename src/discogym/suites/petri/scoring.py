@@ -15,6 +15,7 @@ from discogym.core.episode import Episode, Event, Score
 from discogym.core.tools import ToolCall, parse_args_object
 from discogym.suites.petri.env import BUDGET, SUBMIT_MODELS, PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec
+from discogym.suites.petri.sims.registry import get_simulation
 from discogym.suites.petri.stats import ALPHA, holm
 
 OVER_BUDGET_FACTOR = 0.6
@@ -26,6 +27,7 @@ POINTS: dict[str, dict[str, float]] = {
     "L1": {"parameter": 30, "direction": 20, "rigor": 30, "efficiency": 20},
     "L2": {"parameter": 25, "direction": 15, "magnitude": 20, "rigor": 25, "efficiency": 15},
     "L3": {"parameters": 30, "one_parameter": 12, "interaction": 25, "rigor": 25, "efficiency": 20},
+    "blind": {"parameter": 30, "metric": 10, "direction": 10, "rigor": 30, "efficiency": 20},
 }
 
 
@@ -51,35 +53,55 @@ def tests(episode: Episode, spec: PetriTaskSpec) -> list[Test]:
     """Every experiment and probe of the episode that ran, in order."""
     found = []
     for event in episode.events:
-        comparison = event.result.data.get("comparison") if event.result.ok else None
-        if event.call.tool not in ("experiment", "probe") or not isinstance(comparison, dict):
+        if event.call.tool not in ("experiment", "probe") or not event.result.ok:
             continue
-        args = event.call.args if isinstance(event.call.args, dict) else {}
-        if event.call.tool == "experiment":
-            a, b = _resolved(spec.control, args.get("config_a")), _resolved(spec.control, args.get("config_b"))
-            changed = frozenset(name for name in spec.control if a.get(name) != b.get(name))
-            guess: dict[str, float] = {}
-        else:
-            guess = {k: v for k, v in _resolved(spec.control, args.get("guess")).items() if spec.control.get(k) != v}
-            changed = frozenset(guess)
-        found.append(
-            Test(
-                step=event.step,
-                tool=event.call.tool,
-                changed=changed,
-                metric=str(comparison["metric"]),
-                significant=bool(comparison["significant"]),
-                p_holm=float(comparison["p_holm"]),
-                relative_change=float(comparison["relative_change"]),
-                guess=guess,
-            )
-        )
+        for comparison in _comparisons(event):
+            found.append(_test(event, comparison, spec))
     return found
 
 
-def isolating(found: list[Test], spec: PetriTaskSpec) -> list[Test]:
-    """The experiments on the target metric whose arms differ in exactly one parameter."""
-    return [t for t in found if t.tool == "experiment" and t.metric == spec.target and len(t.changed) == 1]
+def _comparisons(event: Event) -> list[dict[str, Any]]:
+    """The statistics an experiment or probe logged: one metric's, or every metric's (a call without a metric in
+    a blind-metric world)."""
+    one = event.result.data.get("comparison")
+    every = event.result.data.get("comparisons")
+    rows = [one] if one is not None else every if isinstance(every, list) else []
+    return [row for row in rows if isinstance(row, dict)]
+
+
+def _test(event: Event, comparison: dict[str, Any], spec: PetriTaskSpec) -> Test:
+    args = event.call.args if isinstance(event.call.args, dict) else {}
+    if event.call.tool == "experiment":
+        a, b = _resolved(spec.control, args.get("config_a")), _resolved(spec.control, args.get("config_b"))
+        changed = frozenset(name for name in spec.control if a.get(name) != b.get(name))
+        guess: dict[str, float] = {}
+    else:
+        guess = {k: v for k, v in _resolved(spec.control, args.get("guess")).items() if spec.control.get(k) != v}
+        changed = frozenset(guess)
+    return Test(
+        step=event.step,
+        tool=event.call.tool,
+        changed=changed,
+        metric=str(comparison["metric"]),
+        significant=bool(comparison["significant"]),
+        p_holm=float(comparison["p_holm"]),
+        relative_change=float(comparison["relative_change"]),
+        guess=guess,
+    )
+
+
+def scored_metric(spec: PetriTaskSpec, answer: dict[str, Any] | None) -> str:
+    """The metric the answer is judged on: the target, or in a blind-metric world the metric the answer names
+    (the hidden target while there is no answer)."""
+    if spec.tier == "blind" and answer is not None:
+        return str(answer["metric"])
+    return spec.target
+
+
+def isolating(found: list[Test], spec: PetriTaskSpec, metric: str | None = None) -> list[Test]:
+    """The experiments on the target metric (or ``metric``) whose arms differ in exactly one parameter."""
+    on = metric or spec.target
+    return [t for t in found if t.tool == "experiment" and t.metric == on and len(t.changed) == 1]
 
 
 def _backed(name: str, isolating_tests: list[Test]) -> list[Test]:
@@ -108,6 +130,8 @@ def accepted_answer(spec: PetriTaskSpec, call: ToolCall) -> dict[str, Any] | Non
     named = _submitted(answer)
     if any(name not in spec.candidates for name in named) or len(set(named)) != len(named):
         return None
+    if "metric" in answer and answer["metric"] not in get_simulation(spec.simulation).metrics:
+        return None
     return answer
 
 
@@ -130,6 +154,13 @@ def _correctness(spec: PetriTaskSpec, answer: dict[str, Any] | None, points: dic
         return parts
     if named != truth:
         return {"parameter": 0.0}
+    if spec.tier == "blind":
+        moved = spec.moved or {}
+        return {
+            "parameter": points["parameter"],
+            "metric": points["metric"] * (answer["metric"] in moved),
+            "direction": points["direction"] * (moved.get(answer["metric"]) == answer["direction"]),
+        }
     parts = {
         "parameter": points["parameter"],
         "direction": points["direction"] * (answer["direction"] == spec.direction),
@@ -144,7 +175,7 @@ def _rigor(spec: PetriTaskSpec, answer: dict[str, Any] | None, found: list[Test]
     named = _submitted(answer)
     if not named:
         return False
-    isolating_tests = isolating(found, spec)
+    isolating_tests = isolating(found, spec, scored_metric(spec, answer))
     if not all(_backed(name, isolating_tests) for name in named):
         return False
     if spec.tier != "L3":
@@ -153,7 +184,7 @@ def _rigor(spec: PetriTaskSpec, answer: dict[str, Any] | None, found: list[Test]
 
 
 def _spent(found: list[Test]) -> int:
-    return len(found)
+    return len({t.step for t in found})
 
 
 def score(episode: Episode, spec: PetriTaskSpec) -> Score:
@@ -179,7 +210,7 @@ def score(episode: Episode, spec: PetriTaskSpec) -> Score:
         **parts,
         "calls": calls,
         "over_budget": over_budget,
-        "invalid_claims": len(invalid_claims(episode, spec, found)),
+        "invalid_claims": len(invalid_claims(episode, spec, found, scored_metric(spec, answer))),
         "solved": solved,
         CACHE_MISMATCH: cache_mismatch({"submission": answer, "spent": calls}, episode.outcome.env),
     }
@@ -191,8 +222,17 @@ def _solved(spec: PetriTaskSpec, answer: dict[str, Any] | None) -> bool:
         return False
     if spec.tier == "L3":
         return bool(answer["interaction"] == spec.interaction)
+    if spec.tier == "blind":
+        return bool((spec.moved or {}).get(answer["metric"]) == answer["direction"])
     right_direction = answer["direction"] == spec.direction
     return bool(right_direction and (spec.tier == "L1" or answer["magnitude"] == spec.magnitude))
+
+
+def _true_direction(spec: PetriTaskSpec, metric: str) -> str | None:
+    """The hidden change's direction on ``metric`` (the target's outside blind-metric worlds)."""
+    if spec.tier == "blind":
+        return (spec.moved or {}).get(metric)  # None on a metric it does not move: a metric error instead
+    return spec.direction
 
 
 def _claims(episode: Episode) -> Iterator[tuple[Event, dict[str, Any]]]:
@@ -202,9 +242,10 @@ def _claims(episode: Episode) -> Iterator[tuple[Event, dict[str, Any]]]:
             yield event, claim
 
 
-def invalid_claims(episode: Episode, spec: PetriTaskSpec, found: list[Test]) -> list[int]:
-    """Steps of claims that contradict the agent's own logged isolating statistics on that parameter."""
-    isolating_tests = isolating(found, spec)
+def invalid_claims(episode: Episode, spec: PetriTaskSpec, found: list[Test], metric: str | None = None) -> list[int]:
+    """Steps of claims that contradict the agent's own logged isolating statistics on that parameter (on the
+    target metric, or ``metric``)."""
+    isolating_tests = isolating(found, spec, metric)
     bad = []
     for event, claim in _claims(episode):
         own = [t for t in isolating_tests if t.changed == {claim["parameter"]}]
@@ -229,7 +270,8 @@ def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
     (including an unbacked one)."""
     answer = submission(episode, spec)
     found = tests(episode, spec)
-    isolating_tests = isolating(found, spec)
+    metric = scored_metric(spec, answer)
+    isolating_tests = isolating(found, spec, metric)
     family = holm([t.p_holm for t in isolating_tests]) if isolating_tests else []
     survives = {t.step: p < ALPHA for t, p in zip(isolating_tests, family, strict=True)}
     named = _submitted(answer)
@@ -249,16 +291,18 @@ def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
         "no_answer": answer is None,
         "wrong_parameter": bool(named) and not correct_parameter,
         "direction_error": correct_parameter and spec.tier != "L3" and answer is not None
-        and answer.get("direction") != spec.direction,
+        and _true_direction(spec, metric) not in (None, answer.get("direction")),
         "magnitude_error": correct_parameter and spec.tier == "L2" and answer is not None
         and answer.get("magnitude") != spec.magnitude,
         "interaction_error": correct_parameter and spec.tier == "L3" and answer is not None
         and answer.get("interaction") != spec.interaction,
         "unbacked": support == "unbacked",
     }  # fmt: skip
+    if spec.tier == "blind":
+        failures["metric_error"] = correct_parameter and answer is not None and metric not in (spec.moved or {})
     behaviour = {
         "probe_only": support == "probe",
-        "invalid_claims": bool(invalid_claims(episode, spec, found)),
+        "invalid_claims": bool(invalid_claims(episode, spec, found, metric)),
         "p_hacking": p_hacking,
         "over_testing": over_testing,
         "budget_misuse": _spent(found) > BUDGET or (answer is None and _spent(found) >= BUDGET),

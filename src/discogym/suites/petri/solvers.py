@@ -29,10 +29,12 @@ class _Sweep(Agent):
         self.salt = salt
         self.hints: dict[str, Any] = {}
         self.rng = np.random.default_rng(0)
+        self.fallback_rng = np.random.default_rng(0)
 
     def start(self, context: AgentContext) -> None:
         self.hints = context.hints
         self.rng = np.random.default_rng(derive_seed(context.seed, "ofat-rand", self.salt))
+        self.fallback_rng = np.random.default_rng(derive_seed(context.seed, "ofat-fallback", self.salt))
 
     def settings(self) -> dict[str, Any]:
         return {"values": self.values, "salt": self.salt, "stop_early": self.stop_early}
@@ -48,18 +50,30 @@ class _Sweep(Agent):
         candidates: list[str] = list(self.hints["candidates"])
         tier: str = self.hints["tier"]
         isolating = {next(iter(_config_b(t))): t for t in history if _is_isolating(t)}
-        significant = [name for name in candidates if name in isolating and _significant(isolating[name])]
+        significant = sorted(
+            (name for name in candidates if name in isolating and _significant(isolating[name])),
+            key=lambda name: (_p(isolating[name]), name),
+        )
         wanted = 2 if tier == "L3" else 1
         done_testing = len(isolating) == len(candidates) or (self.stop_early and len(significant) >= wanted)
         if not done_testing:
             name = next(name for name in candidates if name not in isolating)
             return AgentDecision(call=ToolCall(tool="experiment", args={"config_b": {name: self._value(name)}}))
-        # the significant candidates first, then by p-value: always as many as the tier asks for
-        chosen = sorted(candidates, key=lambda n: (n not in significant, _p(isolating.get(n)), n))[:wanted]
+        chosen = self._choose(candidates, significant, wanted)
         follow_up = _follow_up(tier, chosen, isolating, history)
         if follow_up is not None:
             return AgentDecision(call=follow_up)
         return AgentDecision(call=ToolCall(tool="submit", args=_answer(tier, chosen, isolating, history)))
+
+    def _choose(self, candidates: list[str], significant: list[str], wanted: int) -> list[str]:
+        """The significant candidates (the strongest first when there are more than wanted); when fewer tested
+        significant than the tier asks for, a seeded guess among the rest, which no evidence separates."""
+        chosen = significant[:wanted]
+        if len(chosen) < wanted:
+            rest = [name for name in candidates if name not in chosen]
+            picks = self.fallback_rng.choice(len(rest), size=wanted - len(chosen), replace=False)
+            chosen += [rest[int(i)] for i in sorted(picks)]
+        return chosen
 
 
 def _is_isolating(turn: Turn) -> bool:
@@ -67,7 +81,15 @@ def _is_isolating(turn: Turn) -> bool:
 
 
 def _comparison(turn: Turn | None) -> dict[str, Any]:
-    data = turn.result.data.get("comparison") if turn is not None else None
+    """A result's statistics: its metric's, or, where it reports every metric (a blind-metric world), those of
+    the metric it moves most surely (significant first, then the smallest p)."""
+    if turn is None:
+        return {}
+    data = turn.result.data.get("comparison")
+    every = turn.result.data.get("comparisons")
+    if isinstance(every, list) and every:
+        rows = [row for row in every if isinstance(row, dict)]
+        return min(rows, key=lambda row: (not row.get("significant"), float(row.get("p_holm", 1.0))), default={})
     return data if isinstance(data, dict) else {}
 
 
@@ -102,8 +124,11 @@ def _answer(tier: str, chosen: list[str], isolating: dict[str, Turn], history: S
         base = float(both.get("mean_a", 0.0))
         contrast = float(both.get("mean_b", 0.0)) - sum(float(c.get("mean_b", base)) for c in cells) + base
         return {"parameters": chosen, "interaction": "positive" if contrast > 0 else "negative"}
-    change = float(_comparison(isolating.get(chosen[0])).get("relative_change", 0.0))
+    measured = _comparison(isolating.get(chosen[0]))
+    change = float(measured.get("relative_change", 0.0))
     answer: dict[str, Any] = {"parameter": chosen[0], "direction": "up" if change > 0 else "down"}
+    if tier == "blind":
+        answer["metric"] = str(measured.get("metric", ""))
     if tier == "L2":
         probe = next((t for t in history if t.call.tool == "probe" and t.result.ok), None)
         answer["magnitude"] = magnitude_class(float(_comparison(probe).get("relative_change", 0.0))) or "small"
@@ -140,6 +165,8 @@ class RandomGuess(Agent):
         }
         if self.hints["tier"] == "L2":
             answer["magnitude"] = str(self.rng.choice(["small", "medium", "large"]))
+        if self.hints["tier"] == "blind":
+            answer["metric"] = str(self.rng.choice(self.hints["metrics"]))
         return AgentDecision(call=ToolCall(tool="submit", args=answer))
 
 

@@ -18,14 +18,16 @@ from discogym.suites.petri.sims.registry import get_simulation
 
 def task_of(spec: PetriTaskSpec) -> Task:
     """A frozen task as the harness's Task: what an agent may see in ``params``, the spec as ground truth."""
+    target = None if spec.tier == "blind" else spec.target  # a blind-metric world does not name it
     visible = {
         "tier": spec.tier,
         "simulation": spec.simulation,
-        "target": spec.target,
+        "target": target,
         "control": spec.control,
         "candidates": spec.candidates,
     }
-    brief = f"{spec.tier} {spec.simulation}: which of {', '.join(spec.candidates)} changed ({spec.target})"
+    candidates = ", ".join(spec.candidates)
+    brief = f"{spec.tier} {spec.simulation}: which of {candidates} changed ({target or 'which metric?'})"
     return Task(
         id=spec.id,
         suite="petri",
@@ -47,7 +49,7 @@ class PetriSuite(Suite):
     name = "petri"
     aliases = ("petri-bench",)
     description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
-    version = "1"  # docs/petri.md, "Versions"
+    version = "2"  # docs/petri.md, "Versions"
 
     def splits(self) -> list[str]:
         return frozen.set_names()
@@ -79,8 +81,9 @@ class PetriSuite(Suite):
         return {
             "tier": spec.tier,
             "candidates": spec.candidates,
+            "metrics": list(sim.metrics),
             "reference_values": spec.reference_values,
-            "ranges": {p.name: [p.low, p.high, p.kind] for p in sim.params if p.name in spec.candidates},
+            "ranges": {name: [*spec.legal_range(sim, name), sim.param(name).kind] for name in spec.candidates},
         }
 
     def score(self, episode: Episode) -> Score:
