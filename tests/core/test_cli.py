@@ -338,7 +338,7 @@ def test_list_shows_task_counts_and_the_default_split(run_cli):
     listed = run_cli("list")
     assert listed.returncode == 0, listed.stderr
     assert "dev (8, default), tiny (2)" in listed.stdout
-    assert "core-v0 (10)" in listed.stdout and "pilot-v0 (6, default)" in listed.stdout
+    assert "core-v1 (10, default)" in listed.stdout and "pilot-v0 (6)" in listed.stdout
     document = json.loads(run_cli("list", "--json").stdout)
     toy = next(suite for suite in document["suites"] if suite["name"] == "toy")
     assert (toy["default_split"], toy["task_counts"]) == ("dev", {"dev": 8, "tiny": 2})

@@ -83,6 +83,31 @@ def test_a_v1_world_runs_at_its_operating_point_inside_its_lab_ranges():
     assert result.data["comparison"]["significant"] and env.spent == 2
 
 
+def test_an_l4_world_runs_with_its_undisclosed_setting_and_offers_only_experiments_and_an_answer():
+    spec = task("l4-v1", "origin")
+    assert spec.boundary is not None
+    env = make_env(spec)
+    (shifter, hidden), brief = next(iter(spec.changed.items())), env.brief()
+    assert [t.name for t in env.tool_specs()] == ["experiment", "submit"]
+    assert shifter not in brief and f"scan parameter: {spec.boundary.parameter}" in brief
+    assert str(spec.boundary.value) not in brief and f"{spec.boundary.level:g}" in brief
+    scan = spec.boundary.parameter
+    ends = env.call("experiment", {"config_a": {scan: spec.boundary.low}, "config_b": {scan: spec.boundary.high}})
+    comparison = ends.data["comparison"]
+    assert comparison["metric"] == spec.boundary.metric and comparison["significant"]
+    assert (
+        min(comparison["mean_a"], comparison["mean_b"])
+        < spec.boundary.level
+        < max(comparison["mean_a"], comparison["mean_b"])
+    )
+    # at the boundary, the simulation's own setting of the shifter makes another world
+    at_boundary = {scan: spec.boundary.value}
+    own = env.call("experiment", {"config_a": at_boundary, "config_b": {**at_boundary, shifter: spec.control[shifter]}})
+    assert own.data["comparison"]["significant"] and hidden != spec.control[shifter]
+    outside = env.call("experiment", {"config_b": {scan: spec.boundary.high * 2}})
+    assert not outside.ok and env.spent == 2
+
+
 def test_the_budget_is_eight_experiment_and_probe_calls_and_mistakes_are_free():
     spec = task()
     env = make_env(spec)

@@ -57,3 +57,31 @@ def test_a_model_plays_a_blind_metric_world_and_its_score_recomputes_from_the_fi
     assert [row["metric"] for row in every_metric] == suite.solver_hints(task)["metrics"]
     assert episode.score.value == 97.5 and episode.score.success  # 30 + 10 + 10 + 30 + 20 x 7/8
     assert suite.score(episode).value == episode.score.value and suite.audit(episode) == episode.audit
+
+
+def test_a_model_locates_a_phase_boundary_and_its_score_recomputes_from_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test")
+    suite = get_suite("petri")
+    task = suite.tasks("l4-v1")[0]
+    boundary = task.ground_truth["boundary"]
+    name, value, tolerance = boundary["parameter"], boundary["value"], boundary["tolerance"]
+    ends = {"config_a": {name: boundary["low"]}, "config_b": {name: boundary["high"]}}
+    with FakeEndpoint() as fake:
+        fake.script.extend(
+            [
+                Say(json.dumps({"tool": "experiment", "args": ends})),
+                Say(json.dumps({"tool": "submit", "args": {"boundary": value + 2 * tolerance}})),
+            ]
+        )
+        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text"})
+        Runner(suite, RunConfig.for_suite(suite, [agent], split="l4-v1", tasks=[task.id]), tmp_path).run()
+        texts = [text for request in fake.requests for text in conversation_texts(request.body)]
+    assert f"scan parameter: {name}" in texts[1] and "undisclosed" in texts[1]
+    ((shifter, hidden),) = task.ground_truth["changed"].items()
+    assert shifter not in texts[1] and not any(repr(value) in text or f"{hidden:g}" in text for text in texts)
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    # two tolerances off: half the accuracy; the ends bracket the answer; one call of eight
+    assert episode.score.components["accuracy"] == 25.0 and episode.score.components["rigor"] == 30.0
+    assert episode.score.value == 25.0 + 30.0 + 17.5 and not episode.score.success
+    assert suite.score(episode).value == episode.score.value and suite.audit(episode) == episode.audit
+    assert episode.audit["support"] == "bracketed" and episode.audit["failures"]["off_boundary"]

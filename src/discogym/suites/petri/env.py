@@ -17,6 +17,7 @@ from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError, UserError
 from discogym.core.human import tool_line
 from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolResult, tool
+from discogym.suites.petri.boundary import BoundaryTruth
 from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.base import Simulation
 from discogym.suites.petri.stats import MetricComparison, compare
@@ -24,7 +25,7 @@ from discogym.suites.petri.stats import MetricComparison, compare
 BUDGET = 8
 EXPERIMENT_HELP = "Run a replicated A/B between two configs; returns statistics only (no configs echoed)."
 PROBE_HELP = "Compare a guessed config against the hidden world; a non-significant result means your guess matches."
-METRIC_HELP = "the metric to report (default: the target metric; every metric when none is named)"
+METRIC_HELP = "the metric to report (default: the target metric; in a world with no target named, every metric)"
 CONFIG_HELP = 'parameter overrides on the control, e.g. {"noise": 2.5} (omit a parameter to leave it at control)'
 TIER_GOALS = {
     "L1": "ONE parameter was changed. Identify which, and whether it pushes the target metric UP or DOWN.",
@@ -87,6 +88,12 @@ class SubmitL3(ToolArgs):
     interaction: Literal["positive", "negative"] = Field(description="the sign of their interaction")
 
 
+class SubmitL4(ToolArgs):
+    """The L4 answer."""
+
+    boundary: float = Field(description="the value of the scan parameter at which the regime changes")
+
+
 class SubmitBlind(SubmitL1):
     """The blind-metric answer."""
 
@@ -94,7 +101,13 @@ class SubmitBlind(SubmitL1):
     direction: Literal["up", "down"] = Field(description="its effect on that metric")
 
 
-SUBMIT_MODELS: dict[str, type[ToolArgs]] = {"L1": SubmitL1, "L2": SubmitL2, "L3": SubmitL3, "blind": SubmitBlind}
+SUBMIT_MODELS: dict[str, type[ToolArgs]] = {
+    "L1": SubmitL1,
+    "L2": SubmitL2,
+    "L3": SubmitL3,
+    "L4": SubmitL4,
+    "blind": SubmitBlind,
+}
 
 
 def describe(row: MetricComparison, label_a: str, label_b: str) -> str:
@@ -117,6 +130,13 @@ SYSTEM_PROMPT = (
     "significant. Experiments are limited, so do not waste them. Call submit once you are confident."
 )
 
+BOUNDARY_PROMPT = (
+    "You are an experimental scientist locating a phase boundary in a simulated world whose settings are partly "
+    "undisclosed. Each experiment runs the world at two values of the scan parameter and reports the metric's "
+    "mean at each, with a significance test. Narrow down where the mean crosses the stated level, and submit "
+    "that value. Experiments are limited, so choose them to bracket the boundary efficiently."
+)
+
 
 class PetriEnv(Env):
     """One mystery world."""
@@ -126,15 +146,20 @@ class PetriEnv(Env):
     def __init__(self, task: PetriTaskSpec, sim: Simulation) -> None:
         self.task = task
         self.sim = sim
-        self.base = task.base(sim)  # the world's control as overrides on the simulation's own
+        # the world as overrides on the simulation's own control: the task's control, and at L4 its hidden setting
+        self.base = {**task.base(sim), **(task.changed if task.tier == "L4" else {})}
         self.spent = 0
         self.submission: dict[str, Any] | None = None
         self._control_cache: np.ndarray | None = None
         declared = self._declared_tools
         submit = Tool("submit", declared["submit"].description, SUBMIT_MODELS[task.tier], declared["submit"].method)
         self._tools = [declared["experiment"], declared["probe"], declared["claim"], submit]
+        if task.tier == "L4":  # nothing to probe or claim: the question is where, not which
+            self._tools = [declared["experiment"], submit]
 
     def brief(self) -> str:
+        if self.task.boundary is not None:
+            return self._boundary_brief(self.task.boundary)
         control = json.dumps(self.task.control, sort_keys=True)
         target = "not named (find a metric the change moves)" if self.blind else self.task.target
         return (
@@ -148,13 +173,32 @@ class PetriEnv(Env):
             "Run experiments (change ONE parameter vs the control), then submit."
         )
 
+    def _boundary_brief(self, boundary: BoundaryTruth) -> str:
+        shown = {name: value for name, value in self.task.control.items() if name not in self.task.changed}
+        return (
+            f"model: {self.task.simulation}\n"
+            f"metrics: {', '.join(self.sim.metrics)}\n"
+            f"known settings of this world: {json.dumps(shown, sort_keys=True)}; other settings are undisclosed, "
+            "and every experiment runs in this world\n"
+            f"scan parameter: {boundary.parameter}, from {boundary.low:g} to {boundary.high:g}\n"
+            f"experiment budget: {BUDGET} calls\n\n"
+            f"L4: locate a phase boundary ({boundary.meaning}). Find the value of {boundary.parameter} at which "
+            f"the mean of {boundary.metric} over the world's replicates crosses {boundary.level:g}, and submit it. "
+            "An experiment compares two settings of the scan parameter and reports both means."
+        )
+
     def system_prompt(self) -> str | None:
-        return SYSTEM_PROMPT
+        return BOUNDARY_PROMPT if self.task.boundary is not None else SYSTEM_PROMPT
 
     def example_action(self) -> str | None:
+        if self.task.boundary is not None:
+            scan = self.task.boundary
+            ends = {"config_a": {scan.parameter: scan.low}, "config_b": {scan.parameter: scan.high}}
+            return tool_line(ToolCall(tool="experiment", args=ends))
         parameter = self.task.candidates[0]
-        doubled = {parameter: 2 * self.task.control[parameter] or 1.0}
-        return tool_line(ToolCall(tool="experiment", args={"config_a": {}, "config_b": doubled}))
+        low, high = self.task.legal_range(self.sim, parameter)
+        other = high if self.task.control[parameter] != high else low  # a legal value that differs from control
+        return tool_line(ToolCall(tool="experiment", args={"config_a": {}, "config_b": {parameter: other}}))
 
     def tools(self) -> list[Tool]:
         return list(self._tools)
@@ -230,6 +274,10 @@ class PetriEnv(Env):
     @tool(SubmitL1, description="Submit your final answer; ends the episode.")
     def submit(self, args: ToolArgs) -> ToolResult:
         answer = args.model_dump()
+        if self.task.boundary is not None:
+            self.submission = answer
+            self.finish("submitted")
+            return ToolResult(text="answer recorded; the episode is over", data={"submission": answer})
         if "metric" in answer and answer["metric"] not in self.sim.metrics:
             raise ToolError(f"unknown metric {answer['metric']!r}; metrics: {', '.join(self.sim.metrics)}")
         named = answer.get("parameters") or [answer["parameter"]]

@@ -30,6 +30,7 @@ FROZEN_SETS: dict[str, list[tuple[Tier, str, int]]] = {
     "core-v1": [("L1", sim, seed) for sim in SIMS for seed in (101, 102)],
     "l2-v1": [("L2", sim, seed) for sim in SIMS for seed in (201, 202)],
     "l3-v1": [("L3", sim, seed) for sim in SIMS for seed in (301, 302)],
+    "l4-v1": [("L4", sim, seed) for sim in SIMS for seed in (401, 402)],
     "blind-v1": [("blind", sim, seed) for sim in SIMS for seed in (501, 502)],
     "pilot-v0": [("L1", sim, 1) for sim in SIMS] + [("L1", "market", 2)],
     "core-v0": [("L1", sim, seed) for sim in SIMS for seed in (101, 102)],
@@ -81,8 +82,8 @@ def _split_statistics(task: PetriTaskSpec) -> tuple[dict[str, Any], dict[str, An
         *parents, leaf = path.split(".")
         holder = exact
         for parent in parents:
-            holder = holder[parent]
-        statistics[path] = holder.pop(leaf)
+            holder = holder.get(parent) or {}  # an L4 task's boundary; absent elsewhere
+        statistics[path] = holder.pop(leaf, None)
     return exact, statistics
 
 

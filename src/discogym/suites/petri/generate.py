@@ -20,11 +20,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from discogym.core.seeding import derive_seed
-from discogym.suites.petri.calibration import CALIBRATION, SimCalibration
+from discogym.suites.petri.boundary import TOLERANCE, TRANSITIONS, BoundaryTruth, crossing, sharpness
+from discogym.suites.petri.calibration import CALIBRATION, SimCalibration, significant_digits
 from discogym.suites.petri.sims.base import Param, Simulation
 from discogym.suites.petri.stats import ALPHA, cliffs_delta, compare, holm_rows, mann_whitney_p, sign_flip_p
 
-Tier = Literal["L1", "L2", "L3", "blind"]
+Tier = Literal["L1", "L2", "L3", "L4", "blind"]
 Direction = Literal["up", "down"]
 Generation = Literal["v0", "v1"]
 Band = Literal["easy", "moderate", "hard"]
@@ -46,6 +47,7 @@ STATISTICS = (
     "isolating_p_holm",
     "difficulty.cliffs_delta",
     "difficulty.oracle_power",
+    "boundary.value",
 )
 
 
@@ -97,12 +99,14 @@ class PetriTaskSpec(BaseModel):
     # blind: every metric the hidden change moves (significantly, on the task's seeds), with its direction; the
     # target is the one it moves most surely, and is not named to the agent
     moved: dict[str, Direction] | None = None
+    # L4: the boundary to locate (its value hidden; the world's undisclosed setting is in ``changed``)
+    boundary: BoundaryTruth | None = None
 
     @model_serializer(mode="wrap")
     def _without_absent_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
         # v0 files and task hashes were written before these fields existed: leave them out where absent.
         data: dict[str, object] = handler(self)
-        for name in ("ranges", "moved"):
+        for name in ("ranges", "moved", "boundary"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data
@@ -297,10 +301,62 @@ def _difficulty(sim: Simulation, drawn: Draw, cells: _Cells, metric: str, sub_se
     return Difficulty(cliffs_delta=round_statistic(weakest), oracle_power=round_statistic(power), band=band(power))
 
 
+def _boundary_task(sim: Simulation, seed: int, set_name: str) -> PetriTaskSpec:
+    """An L4 world: the first attempt whose shifter value gives a single crossing, found again on fresh seeds."""
+    transition, base = TRANSITIONS[sim.name], dict(CALIBRATION[sim.name].base)
+    width = transition.high - transition.low
+    for attempt in range(MAX_ATTEMPTS):
+        sub_seed = derive_seed("petri-task", "v1", sim.name, "L4", seed, attempt)
+        shift = significant_digits(
+            float(np.random.default_rng(sub_seed).uniform(transition.shifter_low, transition.shifter_high))
+        )
+        world = {**base, transition.shifter: shift}
+        seeds = task_seeds(sub_seed, DIFFICULTY_SEEDS)
+        value = crossing(sim, world, transition, seeds[:REPLICATES])
+        fresh = crossing(sim, world, transition, seeds[REPLICATES : 2 * REPLICATES]) if value is not None else None
+        if value is None or fresh is None or abs(fresh - value) > TOLERANCE * width:
+            continue
+        truth = BoundaryTruth(
+            **transition.model_dump(exclude={"shifter", "shifter_low", "shifter_high"}),
+            value=round_statistic(value),
+            tolerance=round_statistic(TOLERANCE * width),
+        )
+        delta, power = sharpness(sim, world, truth, seeds, np.random.default_rng(derive_seed(sub_seed, "oracle")))
+        ends = [
+            sim.run({**world, transition.parameter: x}, seeds[:REPLICATES]) for x in (transition.low, transition.high)
+        ]
+        metric = sim.metrics.index(transition.metric)
+        change = compare(ends[0], ends[1], sim.metrics)[metric].relative_change
+        return PetriTaskSpec(
+            id=f"{sim.name}-{seed}",
+            set=set_name,
+            tier="L4",
+            simulation=sim.name,
+            seed=seed,
+            attempt=attempt,
+            target=transition.metric,
+            control=sim.resolve(base),
+            candidates=[transition.parameter],
+            replicate_seeds=seeds[:REPLICATES],
+            changed={transition.shifter: shift},
+            reference_values={},
+            relative_change=round_statistic(change),
+            isolating_p_holm={},
+            difficulty=Difficulty(
+                cliffs_delta=round_statistic(delta), oracle_power=round_statistic(power), band=band(power)
+            ),
+            ranges={transition.parameter: (transition.low, transition.high)},
+            boundary=truth,
+        )
+    raise RuntimeError(f"no verified L4 task of {sim.name} from seed {seed} in {MAX_ATTEMPTS} attempts")
+
+
 def generate_task(
     sim: Simulation, tier: Tier, seed: int, set_name: str = "adhoc", generation: Generation = "v1"
 ) -> PetriTaskSpec:
     """The task of ``sim`` at ``tier`` from ``seed``: the first attempt whose draw passes verification."""
+    if tier == "L4":
+        return _boundary_task(sim, seed, set_name)
     calibration = CALIBRATION[sim.name] if generation == "v1" else None
     base = dict(calibration.base) if calibration else {}
     for attempt in range(MAX_ATTEMPTS):

@@ -28,7 +28,9 @@ POINTS: dict[str, dict[str, float]] = {
     "L2": {"parameter": 25, "direction": 15, "magnitude": 20, "rigor": 25, "efficiency": 15},
     "L3": {"parameters": 30, "one_parameter": 12, "interaction": 25, "rigor": 25, "efficiency": 20},
     "blind": {"parameter": 30, "metric": 10, "direction": 10, "rigor": 30, "efficiency": 20},
+    "L4": {"accuracy": 50, "rigor": 30, "efficiency": 20},
 }
+ACCURACY_FADE = 2.0  # L4 accuracy falls linearly from full at one tolerance to nothing at 1 + 2 tolerances
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ def accepted_answer(spec: PetriTaskSpec, call: ToolCall) -> dict[str, Any] | Non
     except ValueError:
         return None
     answer = parsed.model_dump()
+    if spec.tier == "L4":
+        return answer
     named = _submitted(answer)
     if any(name not in spec.candidates for name in named) or len(set(named)) != len(named):
         return None
@@ -187,10 +191,40 @@ def _spent(found: list[Test]) -> int:
     return len({t.step for t in found})
 
 
+def _brackets(event: Event, spec: PetriTaskSpec, value: float) -> bool:
+    """An L4 experiment that backs ``value``: its arms differ only in the scan parameter, lie on either side of
+    ``value``, their means on either side of the level, and the difference is significant."""
+    boundary = spec.boundary
+    comparison = event.result.data.get("comparison") if event.result.ok else None
+    if boundary is None or event.call.tool != "experiment" or not isinstance(comparison, dict):
+        return False
+    args = event.call.args if isinstance(event.call.args, dict) else {}
+    a, b = _resolved(spec.control, args.get("config_a")), _resolved(spec.control, args.get("config_b"))
+    if {name for name in {*a, *b} if a.get(name) != b.get(name)} != {boundary.parameter}:
+        return False
+    if comparison.get("metric") != boundary.metric or not comparison.get("significant"):
+        return False
+    xa, xb = float(a[boundary.parameter]), float(b[boundary.parameter])
+    ma, mb = float(comparison["mean_a"]), float(comparison["mean_b"])
+    return min(xa, xb) <= value <= max(xa, xb) and min(ma, mb) <= boundary.level <= max(ma, mb)
+
+
+def _boundary_parts(episode: Episode, spec: PetriTaskSpec, answer: dict[str, Any] | None) -> dict[str, float]:
+    points, boundary = POINTS["L4"], spec.boundary
+    if answer is None or boundary is None:
+        return {"accuracy": 0.0, "rigor": 0.0}
+    miss = abs(float(answer["boundary"]) - boundary.value)
+    fade = max(0.0, min(1.0, 1 - (miss - boundary.tolerance) / (ACCURACY_FADE * boundary.tolerance)))
+    bracketed = any(_brackets(event, spec, float(answer["boundary"])) for event in episode.events)
+    return {"accuracy": points["accuracy"] * fade, "rigor": points["rigor"] * bracketed}
+
+
 def score(episode: Episode, spec: PetriTaskSpec) -> Score:
     """The headline score: correctness + method rigor + efficiency, times 0.6 when over budget. The answer comes
     from the logged ``submit`` call, the statistics from the logged results; ``outcome.env`` is only
     cross-checked (component ``cache_mismatch``)."""
+    if spec.tier == "L4":
+        return _score_boundary(episode, spec)
     points = POINTS[spec.tier]
     answer = submission(episode, spec)
     found = tests(episode, spec)
@@ -217,7 +251,32 @@ def score(episode: Episode, spec: PetriTaskSpec) -> Score:
     return Score(value=round(total, 6), success=solved, components=components)
 
 
+def _score_boundary(episode: Episode, spec: PetriTaskSpec) -> Score:
+    """The L4 score: accuracy (full within the tolerance, fading to nothing two tolerances further), rigor (an
+    experiment brackets the answer: :func:`_brackets`) and efficiency, times 0.6 when over budget."""
+    answer = submission(episode, spec)
+    found = tests(episode, spec)
+    parts = _boundary_parts(episode, spec, answer)
+    calls = _spent(found)
+    ran_experiment = any(t.tool == "experiment" for t in found)
+    parts["efficiency"] = (
+        POINTS["L4"]["efficiency"] * max(0, BUDGET - calls) / BUDGET if ran_experiment and answer is not None else 0.0
+    )
+    total = sum(parts.values()) * (OVER_BUDGET_FACTOR if calls > BUDGET else 1.0)
+    solved = _solved(spec, answer)
+    components: dict[str, Any] = {
+        **parts,
+        "calls": calls,
+        "over_budget": calls > BUDGET,
+        "solved": solved,
+        CACHE_MISMATCH: cache_mismatch({"submission": answer, "spent": calls}, episode.outcome.env),
+    }
+    return Score(value=round(total, 6), success=solved, components=components)
+
+
 def _solved(spec: PetriTaskSpec, answer: dict[str, Any] | None) -> bool:
+    if spec.boundary is not None:
+        return answer is not None and abs(float(answer["boundary"]) - spec.boundary.value) <= spec.boundary.tolerance
     if answer is None or set(_submitted(answer)) != set(spec.changed):
         return False
     if spec.tier == "L3":
@@ -264,11 +323,27 @@ def invalid_claims(episode: Episode, spec: PetriTaskSpec, found: list[Test], met
     return bad
 
 
+def _boundary_audit(episode: Episode, spec: PetriTaskSpec, answer: dict[str, Any] | None) -> dict[str, Any]:
+    found = tests(episode, spec)
+    bracketed = answer is not None and any(_brackets(e, spec, float(answer["boundary"])) for e in episode.events)
+    return {
+        "support": "none" if answer is None else "bracketed" if bracketed else "unbacked",
+        "flags": {"budget_misuse": _spent(found) > BUDGET or (answer is None and _spent(found) >= BUDGET)},
+        "failures": {
+            "no_answer": answer is None,
+            "off_boundary": answer is not None and not _solved(spec, answer),
+            "unbacked": answer is not None and not bracketed,
+        },
+    }
+
+
 def audit(episode: Episode, spec: PetriTaskSpec) -> dict[str, Any]:
     """The process-integrity audit: family-wide Holm, support class, the behavioural ``flags`` (p-hacking,
     probe-only output matching, invalid claims, over-testing, budget misuse) and the ``failures`` of the answer
-    (including an unbacked one)."""
+    (including an unbacked one). At L4: whether an experiment brackets the answer, and budget misuse."""
     answer = submission(episode, spec)
+    if spec.tier == "L4":
+        return _boundary_audit(episode, spec, answer)
     found = tests(episode, spec)
     metric = scored_metric(spec, answer)
     isolating_tests = isolating(found, spec, metric)

@@ -8,6 +8,7 @@ hints, and the statistics from the harness's results.
 """
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,8 @@ class _Sweep(Agent):
         return float(round(value)) if kind == "int" else value
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
+        if self.hints["tier"] == "L4":
+            return self._locate(history)
         candidates: list[str] = list(self.hints["candidates"])
         tier: str = self.hints["tier"]
         isolating = {next(iter(_config_b(t))): t for t in history if _is_isolating(t)}
@@ -65,6 +68,27 @@ class _Sweep(Agent):
             return AgentDecision(call=follow_up)
         return AgentDecision(call=ToolCall(tool="submit", args=_answer(tier, chosen, isolating, history)))
 
+    def _locate(self, history: Sequence[Turn]) -> AgentDecision:
+        """L4: the range's ends first, then each call splits the bracket around the crossing in three (random
+        pairs of values for ofat-rand); then the crossing interpolated in the last bracket."""
+        boundary = self.hints["boundary"]
+        name, level = boundary["parameter"], float(boundary["level"])
+        points = _scan_points(history, name)
+        calls = sum(t.call.tool == "experiment" for t in history)
+        if calls < (BOUNDARY_CALLS - 1 if self.stop_early else BOUNDARY_CALLS):
+            low, high = float(boundary["low"]), float(boundary["high"])
+            if self.values == "random":
+                a, b = float(self.rng.uniform(low, high)), float(self.rng.uniform(low, high))
+            elif not points:
+                a, b = low, high
+            else:
+                pair = _bracket(points, level)
+                left, right = (pair[0][0], pair[1][0]) if pair else (low, high)
+                a, b = left + (right - left) / 3, left + 2 * (right - left) / 3
+            args = {"config_a": {name: a}, "config_b": {name: b}, "metric": boundary["metric"]}
+            return AgentDecision(call=ToolCall(tool="experiment", args=args))
+        return AgentDecision(call=ToolCall(tool="submit", args={"boundary": _crossing(points, level, boundary)}))
+
     def _choose(self, candidates: list[str], significant: list[str], wanted: int) -> list[str]:
         """The significant candidates (the strongest first when there are more than wanted); when fewer tested
         significant than the tier asks for, a seeded guess among the rest, which no evidence separates."""
@@ -74,6 +98,42 @@ class _Sweep(Agent):
             picks = self.fallback_rng.choice(len(rest), size=wanted - len(chosen), replace=False)
             chosen += [rest[int(i)] for i in sorted(picks)]
         return chosen
+
+
+Point = tuple[float, float]  # (scan value, metric mean)
+BOUNDARY_CALLS = 5  # the ends, then four splits in three: the bracket ends 81 times narrower than the range
+
+
+def _scan_points(history: Sequence[Turn], name: str) -> list[Point]:
+    """(scan value, metric mean) of every experiment's arms, by value."""
+    points = []
+    for turn in history:
+        comparison = _comparison(turn)
+        args = turn.call.args if isinstance(turn.call.args, dict) else {}
+        if turn.call.tool != "experiment" or not comparison:
+            continue
+        for arm, mean in (("config_a", "mean_a"), ("config_b", "mean_b")):
+            config = args.get(arm)
+            if isinstance(config, dict) and name in config:
+                points.append((float(config[name]), float(comparison[mean])))
+    return sorted(points)
+
+
+def _bracket(points: list[Point], level: float) -> tuple[Point, Point] | None:
+    """The first two neighbouring points whose means lie on either side of ``level``."""
+    return next(((p, q) for p, q in pairwise(points) if (p[1] > level) != (q[1] > level)), None)
+
+
+def _crossing(points: list[Point], level: float, boundary: dict[str, Any]) -> float:
+    """The level's crossing interpolated between the bracketing means; without a bracket, the measured value
+    whose mean is nearest the level (the range's middle when nothing was measured)."""
+    pair = _bracket(points, level)
+    if pair is not None:
+        (x1, m1), (x2, m2) = pair
+        return x1 + (level - m1) * (x2 - x1) / (m2 - m1)
+    if not points:
+        return (float(boundary["low"]) + float(boundary["high"])) / 2
+    return min(points, key=lambda point: abs(point[1] - level))[0]
 
 
 def _is_isolating(turn: Turn) -> bool:
@@ -155,6 +215,10 @@ class RandomGuess(Agent):
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
         candidates = list(self.hints["candidates"])
+        if self.hints["tier"] == "L4":
+            boundary = self.hints["boundary"]
+            value = float(self.rng.uniform(float(boundary["low"]), float(boundary["high"])))
+            return AgentDecision(call=ToolCall(tool="submit", args={"boundary": value}))
         if self.hints["tier"] == "L3":
             picked = sorted(str(c) for c in self.rng.choice(candidates, size=2, replace=False))
             sign = str(self.rng.choice(["positive", "negative"]))

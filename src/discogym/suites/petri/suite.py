@@ -19,13 +19,16 @@ from discogym.suites.petri.sims.registry import get_simulation
 def task_of(spec: PetriTaskSpec) -> Task:
     """A frozen task as the harness's Task: what an agent may see in ``params``, the spec as ground truth."""
     target = None if spec.tier == "blind" else spec.target  # a blind-metric world does not name it
-    visible = {
+    visible: dict[str, object] = {
         "tier": spec.tier,
         "simulation": spec.simulation,
         "target": target,
         "control": spec.control,
         "candidates": spec.candidates,
     }
+    if spec.boundary is not None:  # the question, not its answer; the world's undisclosed setting left out
+        visible["boundary"] = spec.boundary.model_dump(exclude={"value", "tolerance"})
+        visible["control"] = {name: v for name, v in spec.control.items() if name not in spec.changed}
     candidates = ", ".join(spec.candidates)
     brief = f"{spec.tier} {spec.simulation}: which of {candidates} changed ({target or 'which metric?'})"
     return Task(
@@ -82,6 +85,7 @@ class PetriSuite(Suite):
             "tier": spec.tier,
             "candidates": spec.candidates,
             "metrics": list(sim.metrics),
+            "boundary": spec.boundary.model_dump(exclude={"value", "tolerance"}) if spec.boundary else None,
             "reference_values": spec.reference_values,
             "ranges": {name: [*spec.legal_range(sim, name), sim.param(name).kind] for name in spec.candidates},
         }
