@@ -65,6 +65,7 @@ NOT_RUN = {
     "discogym run petri --set l3-v0": "three agents on ten tasks (minutes)",
     "discogym run petri --set blind-v1": "three agents on ten tasks; tests/suites/petri play blind-v1",
     "discogym run petri --set l4-v1": "three agents on ten tasks; tests/suites/petri play l4-v1",
+    "discogym petri recheck": "re-measures every task on 48 fresh seeds (minutes a set); a test rechecks one task",
     "discogym petri calibrate": "measures driver edges again (minutes per simulation); tests/suites/petri run one",
     "discogym run petri --set core-v0 --agent ofat-rand": "ten tasks (minutes)",
     "discogym petri validate --plots": "the 28 literature checks (minutes); tests/suites/petri run them",

@@ -205,3 +205,30 @@ def test_verify_reports_a_tampered_task(tmp_path, monkeypatch):
     document["tasks"][1]["changed"] = {"epsilon": 0.3}
     frozen.set_path("pilot-v0").write_text(json.dumps(document, sort_keys=True, indent=1) + "\n")
     assert frozen.verify("pilot-v0") == ["social-1"]
+
+
+def test_a_tasks_ground_truth_is_measured_again_on_fresh_seeds():
+    from discogym.suites.petri.generate import fresh_seed_problems
+
+    spec = next(t for t in frozen.load_set("core-v1").tasks if t.id == "social-102")
+    sim = get_simulation("social")
+    assert fresh_seed_problems(sim, spec) == []
+    flipped = spec.model_copy(update={"direction": "up" if spec.direction == "down" else "down"})
+    (driver,) = spec.changed
+    assert fresh_seed_problems(sim, flipped) == [
+        f"driver {driver} moves the target {spec.direction}, stated {flipped.direction}"
+    ]
+    decoy = next(name for name in spec.candidates if name != driver)
+    as_driver = spec.model_copy(update={"changed": {decoy: spec.reference_values[decoy]}, "direction": None})
+    assert any(problem.startswith(f"driver {decoy} not significant") for problem in fresh_seed_problems(sim, as_driver))
+
+
+def test_the_v1_sets_rate_as_the_papers_do():
+    """The calibration's aim (docs/petri.md): the paper's 14 easy, 9 moderate, 7 hard within 2 each over L1-L3,
+    swarm's order-parameter tasks making most of the hard band."""
+    tasks = [task for name in ("core-v1", "l2-v1", "l3-v1") for task in frozen.load_set(name).tasks]
+    bands = [task.difficulty.band for task in tasks]
+    counts = {band: bands.count(band) for band in ("easy", "moderate", "hard")}
+    assert abs(counts["easy"] - 14) <= 2 and abs(counts["moderate"] - 9) <= 2 and abs(counts["hard"] - 7) <= 2
+    hard = [task.simulation for task in tasks if task.difficulty.band == "hard"]
+    assert max(set(hard), key=hard.count) == "swarm" and hard.count("swarm") > len(hard) / 2

@@ -52,6 +52,12 @@ class _Sweep(Agent):
             return self._locate(history)
         candidates: list[str] = list(self.hints["candidates"])
         tier: str = self.hints["tier"]
+        if tier == "blind":  # first the hidden world against the control, to learn which metrics it moves
+            probe = next((t for t in history if t.call.tool == "probe" and t.result.ok), None)
+            if probe is None:
+                return AgentDecision(call=ToolCall(tool="probe", args={"guess": {}}))
+            moved = {row["metric"] for row in probe.result.data.get("comparisons", []) if row.get("significant")}
+            history = [_within(turn, moved) if _is_isolating(turn) else turn for turn in history]
         isolating = {next(iter(_config_b(t))): t for t in history if _is_isolating(t)}
         significant = sorted(
             (name for name in candidates if name in isolating and _significant(isolating[name])),
@@ -151,6 +157,14 @@ def _comparison(turn: Turn | None) -> dict[str, Any]:
         rows = [row for row in every if isinstance(row, dict)]
         return min(rows, key=lambda row: (not row.get("significant"), float(row.get("p_holm", 1.0))), default={})
     return data if isinstance(data, dict) else {}
+
+
+def _within(turn: Turn, metrics: set[str]) -> Turn:
+    """An every-metric result cut down to ``metrics``: in a blind world the sweep judges candidates only on the
+    metrics the hidden change moves (a decoy may move others)."""
+    rows = [row for row in turn.result.data.get("comparisons", []) if row.get("metric") in metrics]
+    result = turn.result.model_copy(update={"data": {**turn.result.data, "comparisons": rows}})
+    return turn.model_copy(update={"result": result})
 
 
 def _significant(turn: Turn) -> bool:
