@@ -18,13 +18,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from discogym.core.errors import UserError
 from discogym.core.seeding import make_rng
 from discogym.suites.autumn import challenges
-from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
+from discogym.suites.autumn.catalog import env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
 
 TASK_FILE = Path(__file__).parent / "tasks" / "tasks.json"
 KINDS = ("mfp", "planning", "cd")
 Kind = Literal["mfp", "planning", "cd"]
 SEED_TRIES = 40  # derived seeds tried per challenge before giving up
+# The environments of the first set (v1), in the catalogue's order when it was frozen: its seeds derive from the
+# place in this list, so the catalogue growing never changes them.
+V1_ENVS = (
+    "gravity", "water", "ball", "particles", "life", "wind", "counter", "paint",
+    "collector", "push", "chase", "traffic", "keydoor", "bucket", "lightsout",
+)  # fmt: skip
 Challenge = Annotated[MfpTask | PlanningTask | ChangeTask, Field(discriminator="kind")]
 
 
@@ -50,13 +56,15 @@ class TaskSet(BaseModel):
 
 
 def generate(envs: Iterable[str] | None = None, base_seed: int = 0) -> TaskSet:
-    """Three challenges per environment; each from the first derived seed whose challenge qualifies. Seeds derive
-    from the environment's place in the catalogue, so a subset regenerates the same tasks as the whole set."""
-    catalogue = [info.name for info in CATALOG]
-    names = list(envs) if envs is not None else catalogue
+    """Three challenges per environment of the first set (:data:`V1_ENVS`); each from the first derived seed whose
+    challenge qualifies. Seeds derive from the environment's place in that fixed list, so a subset regenerates the
+    same tasks as the whole set, and environments added to the catalogue later change nothing."""
+    names = list(envs) if envs is not None else list(V1_ENVS)
     tasks = []
     for name in names:
-        index = catalogue.index(env_info(name).name)
+        if env_info(name).name not in V1_ENVS:
+            raise UserError(f"{name} is not an environment of the first task set (v1)")
+        index = V1_ENVS.index(name)
         source = program_source(name)
         numbers = task_numbers(name, base_seed)
         made = [
