@@ -123,6 +123,16 @@ CATALOG: tuple[EnvInfo, ...] = (
         "logic",
         "A 5 x 5 board of lights answers clicks; a corner lamp; left, right and down change the puzzle.",
     ),
+    _env("dunes", "physical", "Left and right move a spout; a click drops sand that falls, slides and piles up."),
+    _env("rink", "physical", "An arrow sends a puck sliding over the ice until a rock stops it; a click resets."),
+    _env("clouds", "physical", "Clouds drift with the wind the arrows set and rain; a click on the sun stops it."),
+    _env("magnet", "physical", "Left and right move a magnet along the top; a click turns it on and off."),
+    _env("thaw", "physical", "A click on the stove lights it or puts it out; a thermometer and a tray of ice."),
+    _env("forest", "emergent", "A click sets a tree alight or plants one; fire spreads and trees regrow."),
+    _env("weave", "emergent", "A row of stitches rewrites itself every step; arrows, clicks on the top row, down."),
+    _env("crystal", "emergent", "A crystal grows in branches every step; a click seeds a new one, up melts all."),
+    _env("dominoes", "emergent", "A click tips a domino or stands a new one; up stands them all up again."),
+    _env("trail", "emergent", "Ants wander from their nest and carry food home; a click lays food, up adds an ant."),
 )
 _BY_NAME = {info.name: info for info in CATALOG}
 

@@ -1,0 +1,37 @@
+; Dunes: left and right move a spout (orange) along the top; a click drops a grain of sand (tan) from it.
+; Grains fall; a grain that cannot fall straight down slides down to the left or to the right when that cell is
+; open (either way at random when both are). Ledges (gray) hold the sand; down sweeps all the sand away.
+(program
+  (= GRID_SIZE 14)
+  (object Spout (Cell 0 0 "orange"))
+  (object Grain (Cell 0 0 "tan"))
+  (object Ledge (Cell 0 0 "gray"))
+  (= ledges (concat (list (map (--> i (Ledge (Position i 13))) (range 0 14))
+                          (map (--> i (Ledge (Position i 8))) (range 2 6))
+                          (map (--> i (Ledge (Position i 10))) (range 9 12)))))
+  (= spout (initnext (Spout (Position 7 0)) (prev spout)))
+  (= taken (--> (p moved) (| (! (isWithinBounds p))
+    (| (any (--> l (== (.. l origin) p)) ledges)
+       (| (any (--> g (== (.. g origin) p)) (prev grains)) (any (--> g (== (.. g origin) p)) moved))))))
+  (= settle (--> (moved g) (let
+    (= here (.. g origin))
+    (= below (Position (.. here x) (+ (.. here y) 1)))
+    (= toLeft (Position (- (.. here x) 1) (+ (.. here y) 1)))
+    (= toRight (Position (+ (.. here x) 1) (+ (.. here y) 1)))
+    (= openLeft (! (taken toLeft moved)))
+    (= openRight (! (taken toRight moved)))
+    (addObj moved
+      (if (! (taken below moved)) then (updateObj g "origin" below)
+       else (if (& openLeft openRight) then (updateObj g "origin" (uniformChoice (list toLeft toRight)))
+       else (if openLeft then (updateObj g "origin" toLeft)
+       else (if openRight then (updateObj g "origin" toRight) else g))))))))
+  (= grains (initnext (list) (foldl settle (list) (prev grains))))
+  (= spoutTo (--> dx (let (= x (+ (.. (.. spout origin) x) dx)) (if (isWithinBounds (Position x 0))
+    then (updateObj spout "origin" (Position x 0)) else spout))))
+  (= mouth (--> () (Position (.. (.. spout origin) x) 1)))
+  (on left (= spout (spoutTo -1)))
+  (on right (= spout (spoutTo 1)))
+  (on (& clicked (& (< (length grains) 40) (! (any (--> g (== (.. g origin) ((mouth)))) grains))))
+    (= grains (addObj grains (Grain ((mouth))))))
+  (on down (= grains (list)))
+)

@@ -1,0 +1,28 @@
+; Magnet: left and right move a magnet along the top; a click turns it on (red) or off (gray). While it is on,
+; the iron bits (silver) in its column rise toward it, one cell a step, until they reach it or the bit above;
+; every other bit falls until it rests on the floor, a shelf (brown) or another bit.
+(program
+  (= GRID_SIZE 12)
+  (object Magnet (: on Bool) (Cell 0 0 (if on then "red" else "gray")))
+  (object Shelf (Cell 0 0 "brown"))
+  (object Iron (Cell 0 0 "silver"))
+  (= magnet (initnext (Magnet false (Position 5 0)) (prev magnet)))
+  (= shelves (concat (list (map (--> i (Shelf (Position i 11))) (range 0 12))
+                           (map (--> i (Shelf (Position i 6))) (range 1 4))
+                           (map (--> i (Shelf (Position i 8))) (range 7 10)))))
+  (= blocked (--> (p moved) (| (| (< (.. p y) 1) (! (isWithinBounds p)))
+    (| (any (--> s (== (.. s origin) p)) shelves)
+       (| (any (--> b (== (.. b origin) p)) (prev irons)) (any (--> b (== (.. b origin) p)) moved))))))
+  (= pulled (--> b (& (.. magnet on) (== (.. (.. b origin) x) (.. (.. magnet origin) x)))))
+  (= drift (--> (moved b) (let (= dir (if (pulled b) then (Position 0 -1) else (Position 0 1)))
+    (= spot (addPositions (.. b origin) dir))
+    (addObj moved (if (blocked spot moved) then b else (updateObj b "origin" spot))))))
+  (= irons (initnext (list (Iron (Position 2 5)) (Iron (Position 5 10)) (Iron (Position 5 9)) (Iron (Position 8 7))
+                           (Iron (Position 10 10)))
+    (foldl drift (list) (prev irons))))
+  (= slide (--> dx (let (= x (+ (.. (.. magnet origin) x) dx)) (if (isWithinBounds (Position x 0))
+    then (updateObj magnet "origin" (Position x 0)) else magnet))))
+  (on left (= magnet (slide -1)))
+  (on right (= magnet (slide 1)))
+  (on clicked (= magnet (updateObj magnet "on" (! (.. magnet on)))))
+)

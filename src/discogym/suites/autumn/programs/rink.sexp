@@ -1,0 +1,28 @@
+; Rink: an arrow sends the puck (blue) sliding over the ice; it keeps going until a rock (gray) stops it, and an
+; arrow does nothing while it slides. The puck turns gold while it rests on the goal (green). A click puts the
+; puck back at the start.
+(program
+  (= GRID_SIZE 10)
+  (object Goal (Cell 0 0 "green"))
+  (object Rock (Cell 0 0 "gray"))
+  (object Puck (: vel Position) (: home Bool) (Cell 0 0 (if home then "gold" else "blue")))
+  (= rocks (concat (list (map (--> i (Rock (Position i 0))) (range 0 10)) (map (--> i (Rock (Position i 9))) (range 0 10))
+                         (map (--> i (Rock (Position 0 i))) (range 1 9)) (map (--> i (Rock (Position 9 i))) (range 1 9))
+                         (list (Rock (Position 1 4)) (Rock (Position 7 3)) (Rock (Position 4 6)) (Rock (Position 3 2))
+                               (Rock (Position 8 6))))))
+  (= goal (initnext (Goal (Position 6 8)) (prev goal)))
+  (= still (Position 0 0))
+  (= start (--> () (Puck still false (Position 1 1))))
+  (= rockAt (--> p (any (--> r (== (.. r origin) p)) rocks)))
+  (= slide (--> pk (let (= ahead (addPositions (.. pk origin) (.. pk vel)))
+    (= moved (if (| (== (.. pk vel) still) (rockAt ahead)) then (updateObj pk "vel" still)
+              else (updateObj pk "origin" ahead)))
+    (updateObj moved "home" (& (== (.. moved vel) still) (== (.. moved origin) (.. goal origin)))))))
+  (= puck (initnext ((start)) (slide (prev puck))))
+  (= shove (--> dir (if (== (.. puck vel) still) then (slide (updateObj puck "vel" dir)) else puck)))
+  (on left (= puck (shove (Position -1 0))))
+  (on right (= puck (shove (Position 1 0))))
+  (on up (= puck (shove (Position 0 -1))))
+  (on down (= puck (shove (Position 0 1))))
+  (on clicked (= puck ((start))))
+)
