@@ -133,6 +133,12 @@ CATALOG: tuple[EnvInfo, ...] = (
     _env("crystal", "emergent", "A crystal grows in branches every step; a click seeds a new one, up melts all."),
     _env("dominoes", "emergent", "A click tips a domino or stands a new one; up stands them all up again."),
     _env("trail", "emergent", "Ants wander from their nest and carry food home; a click lays food, up adds an ant."),
+    _env(
+        "guards", "multi-agent", "Guards pace their rows; an agent moves with the arrows toward a flag; a click resets."
+    ),
+    _env("ducks", "multi-agent", "A mother duck walks with the arrows and gathers ducklings; a click makes them sit."),
+    _env("bees", "multi-agent", "Bees fly between their hive and flowers and make honey; a click plants or picks one."),
+    _env("fish", "multi-agent", "Fish swim about; a click drops a pellet and they race for it; up starts over."),
 )
 _BY_NAME = {info.name: info for info in CATALOG}
 

@@ -1,0 +1,31 @@
+; Fish: a click in the water drops a pellet (brown) that sinks one cell every other step and rests on the sand.
+; Each fish swims toward the nearest pellet, one cell a step along the longer gap first, and eats it when it
+; gets there, growing: small fish are orange, then red, then purple; without pellets they wander at random.
+; Up sends the fish back to where they started, small again.
+(program
+  (= GRID_SIZE 16)
+  (object Sand (map (--> x (Cell x 0 "tan")) (range 0 16)))
+  (object Pellet (Cell 0 0 "brown"))
+  (object Fish (: size Int) (Cell 0 0 (at (list "orange" "red" "purple") size)))
+  (= sand (Sand (Position 0 15)))
+  (= wander (list (Position 0 0) (Position 1 0) (Position -1 0) (Position 0 1) (Position 0 -1)))
+  (= tick (initnext 0 (% (+ (prev tick) 1) 2)))
+  (= toward (--> (from to) (let (= d (displacement from to))
+    (if (> (abs (.. d x)) (abs (.. d y))) then (Position (sign (.. d x)) 0) else (Position 0 (sign (.. d y)))))))
+  (= nearest (--> (p ps) (foldl (--> (best q) (if (< (manhattan p (.. q origin)) (manhattan p (.. best origin))) then q else best))
+                               (head ps) ps)))
+  (= inWater (--> p (& (isWithinBounds p) (< (.. p y) 15))))
+  (= swim (--> f (let (= here (.. f origin))
+    (= spot (if (== (length (prev pellets)) 0) then (addPositions here (uniformChoice wander))
+             else (addPositions here (toward here (.. (nearest here (prev pellets)) origin)))))
+    (= moved (if (inWater spot) then (updateObj f "origin" spot) else f))
+    (if (any (--> q (== (.. q origin) (.. moved origin))) (prev pellets))
+     then (updateObj moved "size" (if (< (.. f size) 2) then (+ (.. f size) 1) else 2)) else moved))))
+  (= school (--> () (list (Fish 0 (Position 3 5)) (Fish 0 (Position 12 9)) (Fish 0 (Position 7 12)))))
+  (= fish (initnext ((school)) (map swim (prev fish))))
+  (= sink (--> q (if (& (== tick 0) (< (.. (.. q origin) y) 14)) then (moveDown q) else q)))
+  (= pellets (initnext (list)
+    (map sink (filter (--> q (! (any (--> f (== (.. f origin) (.. q origin))) fish))) (prev pellets)))))
+  (on (& clicked (& (inWater click) (< (length pellets) 8))) (= pellets (addObj pellets (Pellet click))))
+  (on up (= fish ((school))))
+)

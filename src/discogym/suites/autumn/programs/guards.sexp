@@ -1,0 +1,30 @@
+; Guards: three guards (red) pace back and forth along their rows, turning at the walls, and watch the cell in
+; front of them (pink). The agent (white) moves with the arrows; if it ends a step on a guard or a watched cell
+; it is sent back to the start. Reaching the flag (yellow) at the top turns it green for good, and the agent
+; goes back to the start a step later. A click starts everything over.
+(program
+  (= GRID_SIZE 13)
+  (object Flag (: won Bool) (Cell 0 0 (if won then "green" else "yellow")))
+  (object Guard (: dir Int) (list (Cell dir 0 "pink") (Cell 0 0 "red")))
+  (object Agent (Cell 0 0 "white"))
+  (= start (Position 6 12))
+  (= patrol (--> g (let (= ahead (+ (.. (.. g origin) x) (.. g dir)))
+    (if (| (< ahead 0) (> ahead 12)) then (updateObj g "dir" (- (.. g dir)))
+     else (updateObj g "origin" (Position ahead (.. (.. g origin) y)))))))
+  (= watched (--> p (any (--> g (| (== (.. g origin) p) (== (addPositions (.. g origin) (Position (.. g dir) 0)) p))) guards)))
+  (= guards (initnext (list (Guard 1 (Position 0 3)) (Guard -1 (Position 9 6)) (Guard 1 (Position 4 9)))
+    (map patrol (prev guards))))
+  (= hop (initnext (Position 0 0) (Position 0 0)))
+  (= agent (initnext (Agent start)
+    (let (= spot (addPositions (.. (prev agent) origin) hop))
+         (= spot (if (isWithinBounds spot) then spot else (.. (prev agent) origin)))
+      (if (| (watched spot) (== (.. (prev agent) origin) (.. flag origin))) then (Agent start) else (Agent spot)))))
+  (= flag (initnext (Flag false (Position 6 0))
+    (if (== (.. agent origin) (.. (prev flag) origin)) then (updateObj (prev flag) "won" true) else (prev flag))))
+  (on left (= hop (Position -1 0)))
+  (on right (= hop (Position 1 0)))
+  (on up (= hop (Position 0 -1)))
+  (on down (= hop (Position 0 1)))
+  (on clicked (let (= flag (Flag false (Position 6 0))) (= hop (Position 0 0)) (= agent (Agent start))
+    (= guards (list (Guard 1 (Position 0 3)) (Guard -1 (Position 9 6)) (Guard 1 (Position 4 9))))))
+)
