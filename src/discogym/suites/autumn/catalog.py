@@ -139,6 +139,10 @@ CATALOG: tuple[EnvInfo, ...] = (
     _env("ducks", "multi-agent", "A mother duck walks with the arrows and gathers ducklings; a click makes them sit."),
     _env("bees", "multi-agent", "Bees fly between their hive and flowers and make honey; a click plants or picks one."),
     _env("fish", "multi-agent", "Fish swim about; a click drops a pellet and they race for it; up starts over."),
+    _env("switches", "logic", "Four switches answer clicks, some only in certain states; a lamp; left resets."),
+    _env("combo", "logic", "Three coloured dials answer clicks; a lamp above them; left sets them back."),
+    _env("sorter", "logic", "Eight bars of different heights; a click on one swaps bars; a lamp; up and down deal."),
+    _env("order", "logic", "Four coloured buttons and a row of pips that answer clicks; left starts over."),
 )
 _BY_NAME = {info.name: info for info in CATALOG}
 
