@@ -20,7 +20,8 @@ MAX_LIST = 1_000_000  # elements a built-in may make at once (range, allPosition
 def make(interp: "Interpreter") -> dict[str, Builtin]:
     """The built-ins of one interpreter (some read its state: events, the last frame, the generator)."""
     registry = _Registry(interp)
-    for family in (_events, _constructors, _lists, _numbers_and_output, _grid, _objects, _randomness):
+    families = (_events, _constructors, _lists, _numbers_and_output, _grid, _objects, _randomness, _free_space)
+    for family in families:
         family(registry)
     return registry.table
 
@@ -190,9 +191,9 @@ def _grid(registry: _Registry) -> None:
 
     @define("isWithinBounds", (1,))
     def is_within_bounds(value: Any) -> bool:
-        if isinstance(value, Instance):
-            return all(_inside(interp, c.position.x, c.position.y) for c in interp.cells_of(value))
-        p = _position(value, "isWithinBounds")
+        if isinstance(value, Instance | tuple):
+            return all(_inside(interp, c.position.x, c.position.y) for c in rendered(interp, value))
+        p = _position(value, "isWithinBounds")  # officially any Position is within bounds (it has no cells)
         return _inside(interp, p.x, p.y)
 
     define("allObjs", (0,))(lambda: tuple(interp.objects()))
@@ -210,6 +211,8 @@ def _grid(registry: _Registry) -> None:
 
     @define("rotate", (1,))
     def rotate(pos: Any) -> Position:
+        if isinstance(pos, Instance):
+            raise AutumnError("rotate of an object (turning its cells) is not supported; rotate takes a Position")
         p = _position(pos, "rotate")
         return Position(-p.y, p.x)
 
@@ -273,6 +276,86 @@ def _randomness(registry: _Registry) -> None:
             y = interp.random(n)
             found.append(Position(x, y))
         return tuple(found)
+
+
+def _free_space(registry: _Registry) -> None:
+    """The standard library's functions about free cells and moving, native because each takes the official
+    form and discogym's older one (told apart by the arguments' kinds or count): ``isFree``, ``isFreeExcept``,
+    ``moveNoCollision``, ``unitVector`` and ``adjacentObjs``."""
+    interp, define = registry.interp, registry.define
+
+    def free(p: Position) -> bool:
+        return (p.x, p.y) not in interp.occupied
+
+    @define("isFree", (1,))
+    def is_free(value: Any) -> bool:
+        if isinstance(value, Position):  # discogym's form: a free cell of the grid
+            return _inside(interp, value.x, value.y) and free(value)
+        return all(free(c.position) for c in rendered(interp, value))  # official: every cell free
+
+    @define("isFreeExcept", (2,))
+    def is_free_except(value: Any, other: Any) -> bool:
+        if isinstance(value, Position):  # discogym's form: a free cell, or one of the object's own
+            return is_free(value) or any(c.position == value for c in rendered(interp, other))
+        own = set(rendered(interp, other))  # official: cells not among the other's (same place and colour) free
+        return all(free(c.position) for c in rendered(interp, value) if c not in own)
+
+    @define("moveNoCollision", (2, 3))
+    def move_no_collision(obj: Any, *offset: Any) -> Any:
+        target = _instance(obj, "moveNoCollision")
+        if len(offset) == 1:  # discogym's form (obj dir): every cell lands on the grid, free or its own
+            step = _position(offset[0], "moveNoCollision")
+            own = {c.position for c in interp.cells_of(target)}
+            for cell in own:
+                p = Position(cell.x + step.x, cell.y + step.y)
+                if not (p in own or is_free(p)):
+                    return target
+            return _moved(target, step)
+        moved = _moved(target, Position(_int(offset[0], "moveNoCollision"), _int(offset[1], "moveNoCollision")))
+        return moved if is_free_except(moved, target) else target  # official (obj x y): no bounds check
+
+    @define("unitVector", (2,))
+    def unit_vector(a: Any, b: Any) -> Position:
+        if isinstance(a, Position):  # discogym's form: the signs of the displacement between two positions
+            d = Position(b.x - a.x, b.y - a.y)
+            return Position(_sign(d.x), _sign(d.y))
+        dx = _sign(_instance(b, "unitVector").origin.x - _instance(a, "unitVector").origin.x)
+        dy = _sign(b.origin.y - a.origin.y)
+        return Position(dx, 0) if dx and dy else Position(dx, dy)  # official: a diagonal keeps only its x
+
+    @define("adjacentObjs", (2,))
+    def adjacent_objs(obj: Any, second: Any) -> tuple[Any, ...]:
+        if isinstance(second, tuple):  # discogym's form (obj objs): those one step from obj's origin
+            o = _instance(obj, "adjacentObjs").origin
+            return tuple(x for x in second if isinstance(x, Instance) and _manhattan(x.origin, o) == 1)
+        reach = _int(second, "adjacentObjs")  # official (obj unitSize): every object within reach, itself too
+        near = obj if isinstance(obj, tuple) else (obj,)
+        origins = [_instance(n, "adjacentObjs").origin for n in near]
+        return registry.made(
+            tuple(x for x in interp.objects() if any(_manhattan(x.origin, o) <= reach for o in origins))
+        )
+
+
+def rendered(interp: "Interpreter", value: Any) -> list[Cell]:
+    """The official ``renderValue``: an object's cells on the grid, a list's objects' cells in order, and no
+    cells for anything else."""
+    if isinstance(value, Instance):
+        return interp.cells_of(value)
+    if isinstance(value, tuple):
+        return [cell for item in value for cell in rendered(interp, item)]
+    return []
+
+
+def _moved(obj: Instance, step: Position) -> Instance:
+    return obj.with_field("origin", Position(obj.origin.x + step.x, obj.origin.y + step.y))
+
+
+def _sign(n: int) -> int:
+    return (n > 0) - (n < 0)
+
+
+def _manhattan(a: Position, b: Position) -> int:
+    return abs(a.x - b.x) + abs(a.y - b.y)
 
 
 class _Nowhere:

@@ -33,6 +33,8 @@ from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, Objec
 Code = Callable[["Frame"], Any]
 Action = str | tuple[str, int, int] | None  # None is noop; ("click", x, y)
 Order = Literal["program", "official"]
+Stdlib = Literal["discogym", "official"]
+NEXT_LIQUID = {"discogym": "discogymNextLiquid", "official": "officialNextLiquid"}
 MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
 OPS_BUDGET = 2_000_000  # function calls and list elements made, per step (and for initialization)
 TIME_BUDGET = 5.0  # seconds per step
@@ -107,8 +109,10 @@ class Interpreter:
         order: Order = "program",
         prelude: str | None = None,
         flavor: Flavor = DEFAULT_FLAVOR,
+        stdlib: Stdlib = "discogym",
     ) -> None:
         self.order = order
+        self.stdlib = stdlib
         self.flavor = flavor
         self.seed = seed
         self.rng_state = seed
@@ -135,6 +139,8 @@ class Interpreter:
         self._user_names: dict[str, None] = {}  # the program's own names, in first-definition order
         program = builtins.PRELUDE if prelude is None else prelude
         self._load(program, user=False)
+        if prelude is None:  # the one name whose two meanings cannot live side by side (docs/autumn-compat.md)
+            self._load(f"(program (= nextLiquid {NEXT_LIQUID[stdlib]}))", user=False)
         self._load(source, user=True)
         self._initialize()
         self.frame = self.render()
@@ -176,8 +182,8 @@ class Interpreter:
             self.declared[stmt.items[1].name] = show(stmt.items[2])
         elif head == "=":
             self._definition(stmt, user)
-        elif head == "on":
-            if len(stmt.items) != 3:
+        elif head == "on":  # items after the expression are ignored, as the official interpreter does
+            if len(stmt.items) < 3:
                 raise AutumnError("an on clause is (on CONDITION EXPRESSION)", stmt.line, stmt.column)
             self.on_clauses.append(OnClause(self.compile(stmt.items[1]), self.compile(stmt.items[2]), stmt))
         else:
@@ -274,8 +280,9 @@ class Interpreter:
             if truthy(self._call_if_callable(self._guard(clause.condition, Frame({}, self.root)))):
                 self._guard(clause.body, Frame({}, self.root))
         following = {name: v.next for name, v in self._state.items()}
-        for name in self.state_order:
-            if name not in self.updated:
+        globals_ = self.globals
+        for name in self.state_order:  # a variable removed (removeObj) is no longer defined: no NEXT for it
+            if name not in self.updated and name in globals_:
                 self.globals[name] = self._guard(following[name], Frame({}, self.root))
         self.event = None
         self.time += 1
@@ -358,9 +365,9 @@ class Interpreter:
         for instance in self.objects():
             for cell in self.cells_of(instance):
                 x, y = cell.position.x, cell.position.y
+                occupied.add((x, y))  # off the grid too: isFreePos there is false, as in the official one
                 if 0 <= x < size and 0 <= y < size:
                     grid[y][x] = cell.color
-                    occupied.add((x, y))
         self.occupied = frozenset(occupied)
         return grid
 
@@ -452,13 +459,14 @@ class Interpreter:
         self._tick(node)
         try:
             if isinstance(function, Lambda):
-                if len(args) != len(function.params):
-                    raise AutumnError(f"{function.name} takes {len(function.params)} argument(s), got {len(args)}")
+                params = function.params
+                if len(args) < len(params):  # too many are ignored, as officially; too few crash Autumn.cpp
+                    raise AutumnError(f"{function.name} takes {len(params)} argument(s), got {len(args)}")
                 self._depth += 1
                 if self._depth > MAX_DEPTH:
                     raise AutumnError(f"recursion too deep (more than {MAX_DEPTH} nested calls)")
                 try:
-                    return function.body(Frame(dict(zip(function.params, args, strict=True)), frame))
+                    return function.body(Frame(dict(zip(params, args[: len(params)], strict=True)), frame))
                 finally:
                     self._depth -= 1
             if isinstance(function, Builtin):
@@ -576,12 +584,18 @@ class Interpreter:
 
         def read(frame: Frame) -> Any:
             value = holder(frame)
+            if name == "render" and isinstance(value, Instance):  # every object's method: its cells on the grid
+                return self.render_method(value)
             try:
                 return field_of(value, name)
             except AutumnError as err:
                 raise AutumnError(err.message, expr.line, expr.column) from None
 
         return read
+
+    def render_method(self, instance: Instance) -> Builtin:
+        """``(.. obj render)``: a function of no arguments giving the object's cells on the grid."""
+        return Builtin("render", lambda: tuple(self.cells_of(instance)), (0,))
 
     def _lambda(self, expr: SList) -> Code:
         if len(expr.items) != 3:
@@ -606,6 +620,8 @@ class Interpreter:
             raise AutumnError("prev takes one variable", expr.line, expr.column)
         target = expr.items[1]
         inner = self.compile(target)
+        if isinstance(target, Text):  # (prev "name") reads the variable of that name, as officially
+            return self._prev_by_name(target)
         if not isinstance(target, Symbol):
             return inner
         name = target.name
@@ -614,6 +630,18 @@ class Interpreter:
             if name in self.prev:
                 return self.prev[name]
             return inner(frame)
+
+        return previous
+
+    def _prev_by_name(self, target: Text) -> Code:
+        name = target.value
+
+        def previous(frame: Frame) -> Any:
+            if name in self.prev:
+                return self.prev[name]
+            if name in self.globals:  # while initializing, there is no previous state yet: the current value
+                return self.globals[name]
+            raise AutumnError(f"prev: no variable named {name!r}", target.line, target.column)
 
         return previous
 

@@ -43,14 +43,25 @@ class ObjectType:
         return f"<object type {self.name}>"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Instance:
-    """An object: its type, identity, field values (in the type's order) and origin."""
+    """An object: its type, identity, field values (in the type's order) and origin.
+
+    Two objects are equal (``==``) when they have the same type, field values and origin, whatever their
+    identity, as in the official interpreter; ``removeObj`` and ``clicked`` go by identity."""
 
     type: ObjectType
     id: int
     values: tuple[Any, ...]
     origin: Position
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Instance):
+            return NotImplemented
+        return self.type is other.type and self.origin == other.origin and self.values == other.values
+
+    def __hash__(self) -> int:
+        return hash(self.origin)  # (equal objects share an origin; no string is hashed)
 
     def get(self, name: str) -> Any:
         if name == "origin":
