@@ -143,6 +143,12 @@ CATALOG: tuple[EnvInfo, ...] = (
     _env("combo", "logic", "Three coloured dials answer clicks; a lamp above them; left sets them back."),
     _env("sorter", "logic", "Eight bars of different heights; a click on one swaps bars; a lamp; up and down deal."),
     _env("order", "logic", "Four coloured buttons and a row of pips that answer clicks; left starts over."),
+    _env("snake", "game", "A snake crawls on; the arrows turn it, it eats apples and grows; a click pauses it."),
+    _env("meteor", "game", "Meteors fall; left and right move a ship, up fires; a score bar at the top."),
+    _env("sweeper", "game", "A field of covered tiles hides mines; a click uncovers a tile; down deals again."),
+    _env("frog", "game", "A frog hops with the arrows across a road with cars and a river with logs."),
+    _env("bricks", "game", "Left and right move a paddle, up launches a ball at a wall of bricks."),
+    _env("stones", "game", "Three piles of stones; a click takes stones, then the computer takes its turn."),
 )
 _BY_NAME = {info.name: info for info in CATALOG}
 

@@ -1,0 +1,38 @@
+; Bricks: left and right move the paddle (white, three cells, bottom). The ball (cyan) waits on the paddle
+; until up launches it up and to the left or the right, at random. It flies diagonally, bouncing off the sides
+; and the top; a brick (red, orange, yellow rows) it would enter breaks and the ball turns back up or down; the
+; paddle sends it back up. A ball that gets past the paddle waits on it again. When every brick is gone a new
+; wall appears. A click puts the ball back on the paddle.
+(program
+  (= GRID_SIZE 13)
+  (object Brick (: shade String) (Cell 0 0 shade))
+  (object Paddle (list (Cell -1 0 "white") (Cell 0 0 "white") (Cell 1 0 "white")))
+  (object Ball (: vel Position) (: waiting Bool) (Cell 0 0 "cyan"))
+  (= wall (--> () (concat (map (--> y (map (--> x (Brick (at (list "red" "orange" "yellow") (- y 1)) (Position x y))) (range 1 12)))
+                             (range 1 4)))))
+  (= paddle (initnext (Paddle (Position 6 12)) (prev paddle)))
+  (= resting (--> () (Ball (Position 0 -1) true (Position (.. (.. paddle origin) x) 11))))
+  (= bent (--> b (let (= bp (.. b origin)) (= bv (.. b vel))
+    (= vx (if (| (< (+ (.. bp x) (.. bv x)) 0) (> (+ (.. bp x) (.. bv x)) 12)) then (- (.. bv x)) else (.. bv x)))
+    (= vy (if (< (+ (.. bp y) (.. bv y)) 0) then (- (.. bv y)) else (.. bv y)))
+    (Position vx vy))))
+  (= aim (--> b (addPositions (.. b origin) (bent b))))
+  (= brickAt (--> (p bs) (any (--> k (== (.. k origin) p)) bs)))
+  (= paddleAt (--> p (& (== (.. p y) 12) (<= (abs (- (.. p x) (.. (.. paddle origin) x))) 1))))
+  (= bricks (initnext ((wall))
+    (let (= left (if (.. (prev ball) waiting) then (prev bricks)
+                  else (filter (--> k (!= (.. k origin) (aim (prev ball)))) (prev bricks))))
+      (if (== (length left) 0) then ((wall)) else left))))
+  (= ball (initnext ((resting))
+    (let (= b (prev ball)) (= v (bent b)) (= t (aim b))
+      (if (.. b waiting) then ((resting))
+       else (if (brickAt t (prev bricks)) then (updateObj b "vel" (Position (.. v x) (- (.. v y))))
+       else (if (paddleAt t) then (updateObj b "vel" (Position (.. v x) -1))
+       else (if (> (.. t y) 12) then ((resting))
+       else (updateObj (updateObj b "origin" t) "vel" v))))))))
+  (= slide (--> dx (let (= x (+ (.. (.. paddle origin) x) dx)) (if (& (>= x 1) (<= x 11)) then (Paddle (Position x 12)) else paddle))))
+  (on left (= paddle (slide -1)))
+  (on right (= paddle (slide 1)))
+  (on (& up (.. ball waiting)) (= ball (updateObj (updateObj ball "waiting" false) "vel" (Position (uniformChoice (list -1 1)) -1))))
+  (on clicked (= ball ((resting))))
+)

@@ -1,0 +1,27 @@
+; Snake: the snake (green, head lime) crawls one cell every step; the arrows turn it (not straight back). Eating
+; the apple (red) makes it one cell longer, and a new apple appears on a free cell drawn at random. Running into
+; the edge or into itself starts it over, short, in the middle. A click pauses or resumes it.
+(program
+  (= GRID_SIZE 14)
+  (object Apple (Cell 0 0 "red"))
+  (object Seg (: lead Bool) (Cell 0 0 (if lead then "lime" else "green")))
+  (= fresh (--> () (list (Seg true (Position 6 7)) (Seg false (Position 5 7)) (Seg false (Position 4 7)))))
+  (= heading (initnext (Position 1 0) (prev heading)))
+  (= paused (initnext false (prev paused)))
+  (= apple (initnext (Apple (Position 10 7)) (prev apple)))
+  (= occupied (--> (p ss) (any (--> s (== (.. s origin) p)) ss)))
+  (= crawl (--> ss (let (= spot (addPositions (.. (head ss) origin) heading))
+    (= grows (== spot (.. apple origin)))
+    (= body (map (--> i (at ss i)) (range 0 (if grows then (length ss) else (- (length ss) 1)))))
+    (if (| (! (isWithinBounds spot)) (occupied spot body)) then ((fresh))
+     else (concat (list (list (Seg true spot)) (map (--> s (updateObj s "lead" false)) body)))))))
+  (= snake (initnext ((fresh)) (if paused then (prev snake) else (crawl (prev snake)))))
+  (= eaten (--> () (== (.. (head snake) origin) (.. apple origin))))
+  (on ((eaten)) (= apple (Apple (uniformChoice (filter (--> p (! (occupied p snake))) (allPositions 14))))))
+  (= turn (--> dir (if (== (addPositions dir heading) (Position 0 0)) then heading else dir)))
+  (on left (= heading (turn (Position -1 0))))
+  (on right (= heading (turn (Position 1 0))))
+  (on up (= heading (turn (Position 0 -1))))
+  (on down (= heading (turn (Position 0 1))))
+  (on clicked (= paused (! paused)))
+)
