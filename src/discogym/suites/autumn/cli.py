@@ -214,3 +214,84 @@ def envs_command(as_json: JsonOption = False) -> None:
     typer.echo("  ".join(f"{c:>10}" if c != "name" else f"{c:<10}" for c in columns))
     for row in rows:
         typer.echo("  ".join(f"{row[c]!s:>10}" if c != "name" else f"{row[c]!s:<10}" for c in columns))
+
+
+@app.command("parity")
+def parity_command(
+    official: Annotated[
+        Path, typer.Option(help="The folder holding Autumn.cpp's built Python module (interpreter_module*.so).")
+    ],
+    programs: Annotated[Path, typer.Option(help="A folder of Autumn programs (.sexp) to run through both.")],
+    seeds: Annotated[str, typer.Option(help="Seeds, separated by commas.")] = "1,0",
+    runs: Annotated[int, typer.Option(min=1, max=1000, help="Runs of random actions per seed.")] = 5,
+    steps: Annotated[int, typer.Option(min=0, max=100_000, help="Steps per run.")] = 200,
+    stdlib: Annotated[
+        Path | None,
+        typer.Option(help="The official standard library (default: autumnstdlib/stdlib.sexp in or above --official)."),
+    ] = None,
+    order: Annotated[
+        str, typer.Option(help="Our evaluation order: official (the C++ hash map's; see --flavor) or program.")
+    ] = "official",
+    flavor: Annotated[str, typer.Option(help="With --order official: the official build's C++ library.")] = "libstdc++",
+    as_json: JsonOption = False,
+) -> None:
+    """Run programs through discogym's interpreter and the official one (Autumn.cpp) side by side, with the same
+    seeds and seeded random actions, and report per program: frame-identical, or the first differing step and
+    why, with both interpreters' time. discogym ships no recipe to build the official module: build it by
+    Autumn.cpp's README (docs/autumn-compat.md)."""
+    from discogym.suites.autumn.parity import (
+        compare_folder,
+        median_speed_ratio,
+        official_module,
+        program_files,
+        summary_line,
+    )
+
+    with user_errors():
+        try:
+            seed_list = [int(part) for part in seeds.split(",") if part.strip()]
+        except ValueError:
+            raise UserError(f"--seeds {seeds!r}: give integers separated by commas, e.g. 1,0") from None
+        if not seed_list:
+            raise UserError("--seeds: give at least one seed")
+        if order not in ("program", "official"):
+            raise UserError("--order is program or official")
+        if flavor not in FLAVORS:
+            raise UserError(f"--flavor is one of {', '.join(FLAVORS)}")
+        module = official_module(official, stdlib)
+        files = program_files(programs)
+        reports = compare_folder(
+            files,
+            module,
+            seed_list,
+            runs,
+            steps,
+            on_program=None if as_json else lambda report: typer.echo(summary_line(report)),
+            stdlib="official",
+            order=order,
+            flavor=flavor,
+        )
+    matched = sum(report.status != "different" for report in reports)
+    identical = sum(report.status == "identical" for report in reports)
+    ratio = median_speed_ratio(reports)
+    if as_json:
+        print_json(
+            {
+                "seeds": seed_list,
+                "runs": runs,
+                "steps": steps,
+                "order": order,
+                "programs": [report.document() for report in reports],
+                "identical": identical,
+                "matched": matched,
+                "median_speed_ratio": None if ratio is None else round(ratio, 2),
+            }
+        )
+    else:
+        speed = "" if ratio is None else f"; ours is {ratio:.2f}x as fast (median official/ours time)"
+        typer.echo(
+            f"{identical} of {len(reports)} programs frame-identical, {matched - identical} identical until the "
+            f"official interpreter's error{speed}"
+        )
+    if matched < len(reports):
+        raise typer.Exit(1)

@@ -11,6 +11,7 @@ integers are 64-bit (a result outside that range is an error, not a huge number)
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from discogym.suites.autumn import builtins
@@ -159,7 +160,7 @@ class Interpreter:
     # Loading
 
     def _load(self, source: str, user: bool) -> None:
-        forms = parse(source)
+        forms = parse(source) if user else _parsed_library(source)
         if len(forms) != 1 or not _is_form(forms[0], "program"):
             if not forms:
                 raise AutumnError("the program is empty; write (program ...)")
@@ -277,17 +278,30 @@ class Interpreter:
         self.updated = set()
         self._start_budget()
         for clause in self.on_clauses:
-            if truthy(self._call_if_callable(self._guard(clause.condition, Frame({}, self.root)))):
+            if self._condition(clause):
                 self._guard(clause.body, Frame({}, self.root))
-        following = {name: v.next for name, v in self._state.items()}
+        state = self._state
         globals_ = self.globals
         for name in self.state_order:  # a variable removed (removeObj) is no longer defined: no NEXT for it
             if name not in self.updated and name in globals_:
-                self.globals[name] = self._guard(following[name], Frame({}, self.root))
+                value = self._guard(state[name].next, Frame({}, self.root))
+                _same_kind(name, globals_[name], value, state[name].node)
+                globals_[name] = value
         self.event = None
         self.time += 1
         self.frame = self.render()
         return self.frame
+
+    def _condition(self, clause: OnClause) -> bool:
+        """An ``on`` clause's condition: true or false (a function is called first); anything else is an error,
+        as officially."""
+        value = self._call_if_callable(self._guard(clause.condition, Frame({}, self.root)))
+        if value is True or value is False:
+            return value
+        where = clause.node
+        raise AutumnError(
+            f"an on clause's condition must be true or false, not {describe(value)}", where.line, where.column
+        )
 
     def _guard(self, code: Code, frame: Frame) -> Any:
         try:
@@ -301,7 +315,7 @@ class Interpreter:
         self._deadline = time.perf_counter() + TIME_BUDGET
 
     def _tick(self, node: Node) -> None:
-        self._ops += 1
+        """Check the step's budgets (the caller has counted the operation in ``_ops``)."""
         if self._ops > OPS_BUDGET:
             raise AutumnError(f"the step made more than {OPS_BUDGET:,} calls and list elements", node.line, node.column)
         if self._ops & 4095 == 0 and time.perf_counter() > self._deadline:
@@ -398,16 +412,8 @@ class Interpreter:
         return self._call(expr)
 
     def _special(self, name: str) -> Callable[[SList], Code] | None:
-        return {
-            "if": self._if,
-            "let": self._let,
-            "=": self._assign,
-            "..": self._field,
-            "-->": self._lambda,
-            "fn": self._lambda,
-            "list": self._list,
-            "prev": self._prev,
-        }.get(name)
+        method = SPECIAL_FORMS.get(name)
+        return None if method is None else getattr(self, method)
 
     def _symbol(self, expr: Symbol) -> Code:
         name = expr.name
@@ -448,25 +454,34 @@ class Interpreter:
     def _call(self, expr: SList) -> Code:
         function = self.compile(expr.items[0])
         arguments = tuple(self.compile(item) for item in expr.items[1:])
+        apply = self.apply
+        if len(arguments) == 1:  # the common counts without a generator (arguments left to right, as always)
+            (first,) = arguments
+            return lambda frame: apply(function(frame), (first(frame),), frame, expr)
+        if len(arguments) == 2:
+            first, second = arguments
+            return lambda frame: apply(function(frame), (first(frame), second(frame)), frame, expr)
 
         def call(frame: Frame) -> Any:
-            return self.apply(function(frame), tuple(argument(frame) for argument in arguments), frame, expr)
+            return apply(function(frame), tuple(argument(frame) for argument in arguments), frame, expr)
 
         return call
 
     def apply(self, function: Any, args: tuple[Any, ...], frame: Frame, node: Node) -> Any:
         """Call a function value with evaluated arguments; errors get ``node``'s place."""
-        self._tick(node)
+        self._ops += 1
+        if self._ops > OPS_BUDGET or not self._ops & 4095:
+            self._tick(node)
         try:
-            if isinstance(function, Lambda):
+            if type(function) is Lambda:
                 params = function.params
                 if len(args) < len(params):  # too many are ignored, as officially; too few crash Autumn.cpp
                     raise AutumnError(f"{function.name} takes {len(params)} argument(s), got {len(args)}")
                 self._depth += 1
                 if self._depth > MAX_DEPTH:
                     raise AutumnError(f"recursion too deep (more than {MAX_DEPTH} nested calls)")
-                try:
-                    return function.body(Frame(dict(zip(params, args[: len(params)], strict=True)), frame))
+                try:  # zip stops at the parameters: extra arguments are dropped
+                    return function.body(Frame(dict(zip(params, args, strict=False)), frame))
                 finally:
                     self._depth -= 1
             if isinstance(function, Builtin):
@@ -572,6 +587,7 @@ class Interpreter:
                 return
             current = current.parent
         if name in self.globals:
+            _same_kind(name, self.globals[name], value)
             self.globals[name] = value
             self.updated.add(name)
             return
@@ -687,6 +703,25 @@ class Interpreter:
         return self.rng_state % n
 
 
+SPECIAL_FORMS = {
+    "if": "_if",
+    "let": "_let",
+    "=": "_assign",
+    "..": "_field",
+    "-->": "_lambda",
+    "fn": "_lambda",
+    "list": "_list",
+    "prev": "_prev",
+}
+
+
+@cache
+def _parsed_library(source: str) -> list[Expr]:
+    """The standard library's forms, read once per process (forms are immutable, so every interpreter shares
+    them)."""
+    return parse(source)
+
+
 def field_of(value: Any, name: str) -> Any:
     """``(.. value name)``."""
     if isinstance(value, Instance):
@@ -699,6 +734,20 @@ def field_of(value: Any, name: str) -> Any:
         if name in ("x", "y"):
             return value.position.x if name == "x" else value.position.y
     raise AutumnError(f"{describe(value)} has no field {name!r}")
+
+
+def _same_kind(name: str, old: Any, new: Any, node: Node | None = None) -> None:
+    """A global keeps its kind of value (a list may replace anything), as officially: AutumnError otherwise."""
+    if (type(old) is type(new) and not isinstance(new, Instance)) or isinstance(new, tuple | None):
+        return
+    if old is None:  # null is discogym's (the official language has none): it may be replaced by anything
+        return
+    if isinstance(old, Instance) and isinstance(new, Instance) and old.type.name == new.type.name:
+        return
+    if isinstance(old, Lambda | Builtin) and isinstance(new, Lambda | Builtin):
+        return
+    where = (node.line, node.column) if node is not None else (0, 0)
+    raise AutumnError(f"{name} holds {describe(old)} and cannot be given {describe(new)}", *where)
 
 
 def _integer(value: Any, op: str, node: Node) -> int:

@@ -83,7 +83,7 @@ try:
         spent += time.perf_counter() - start
         emit({"frame": frame})
 except Exception as err:
-    emit({"error": f"{type(err).__name__}: {err}".strip(), "step": step, "seconds": spent})
+    emit({"error": f"{type(err).__name__}: {err}".strip()[:2000], "step": step, "seconds": spent})
 else:
     emit({"seconds": spent})
 """
@@ -376,6 +376,18 @@ def compare_folder(
         if on_program is not None:
             on_program(report)
     return reports
+
+
+def median_speed_ratio(reports: Iterable[ProgramReport]) -> float | None:
+    """The median over programs of the official interpreter's time over ours, leaving out programs with a run
+    the official interpreter did not finish (a crash reports no time)."""
+    ratios = sorted(
+        r.speed_ratio for r in reports if r.speed_ratio is not None and not any(c.official_error for c in r.runs)
+    )
+    if not ratios:
+        return None
+    middle = len(ratios) // 2
+    return ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
 
 
 def summary_line(report: ProgramReport) -> str:
