@@ -54,6 +54,10 @@ def run_command(
             help="With --order official: the official build's C++ library (libstdc++, libc++, libc++-wasm32)."
         ),
     ] = "libstdc++",
+    stdlib: Annotated[
+        str,
+        typer.Option(help="discogym (its nextLiquid) or official (the official nextLiquid); docs/autumn-compat.md."),
+    ] = "discogym",
     as_json: JsonOption = False,
 ) -> None:
     """Run a program and print its frames: the initial one, then one per step."""
@@ -64,13 +68,16 @@ def run_command(
             raise UserError("--order is program or official")
         if flavor not in FLAVORS:
             raise UserError(f"--flavor is one of {', '.join(FLAVORS)}")
+        if stdlib not in ("discogym", "official"):
+            raise UserError("--stdlib is discogym or official")
         chosen: Literal["program", "official"] = "official" if order == "official" else "program"
+        library: Literal["discogym", "official"] = "official" if stdlib == "official" else "discogym"
         source = read_program(program)
         try:
             planned = parse_actions(actions)
             count = len(planned) if steps is None else steps
             planned = (planned + [None] * count)[:count]
-            interpreter = Interpreter(source, seed=seed, order=chosen, flavor=flavor)
+            interpreter = Interpreter(source, seed=seed, order=chosen, flavor=flavor, stdlib=library)
             frames = [interpreter.frame]
             for action in planned:
                 frames.append(interpreter.step(action))
