@@ -149,6 +149,12 @@ CATALOG: tuple[EnvInfo, ...] = (
     _env("frog", "game", "A frog hops with the arrows across a road with cars and a river with logs."),
     _env("bricks", "game", "Left and right move a paddle, up launches a ball at a wall of bricks."),
     _env("stones", "game", "Three piles of stones; a click takes stones, then the computer takes its turn."),
+    _env("bridge", "tool-use", "An agent walks with the arrows, carries planks and crosses a river to a star."),
+    _env(
+        "pickaxe", "tool-use", "An agent walks with the arrows; a pickaxe, a ring of rocks round a gem; a click resets."
+    ),
+    _env("ladder", "tool-use", "Side view: an agent walks, a ladder on the ground, a gem on a high ledge."),
+    _env("garden", "tool-use", "An agent walks with the arrows to a well and beds where clicks plant seeds that grow."),
 )
 _BY_NAME = {info.name: info for info in CATALOG}
 

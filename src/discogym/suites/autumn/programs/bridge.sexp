@@ -1,0 +1,35 @@
+; Bridge: a river (blue, three cells wide) runs down the middle. The agent (white) walks with the arrows and
+; cannot walk into the water. Walking onto a plank (brown) picks it up (the agent turns orange; it carries one
+; at a time); walking into the water with a plank lays the plank there (tan), and a laid plank can be walked
+; on. Reaching the star (yellow) on the far bank turns it green. A click starts everything over.
+(program
+  (= GRID_SIZE 12)
+  (object Water (Cell 0 0 "blue"))
+  (object Plank (: laid Bool) (Cell 0 0 (if laid then "tan" else "brown")))
+  (object Star (: got Bool) (Cell 0 0 (if got then "green" else "yellow")))
+  (object Agent (: carrying Bool) (Cell 0 0 (if carrying then "orange" else "white")))
+  (= water (initnext (map (--> p (Water (Position (+ (.. p x) 5) (.. p y)))) (filter (--> p (< (.. p x) 3)) (allPositions 12)))
+    (prev water)))
+  (= planks (initnext (list (Plank false (Position 1 2)) (Plank false (Position 3 9)) (Plank false (Position 2 6))) (prev planks)))
+  (= star (initnext (Star false (Position 10 5)) (prev star)))
+  (= agent (initnext (Agent false (Position 1 10)) (prev agent)))
+  (= wet (--> p (& (& (>= (.. p x) 5) (<= (.. p x) 7)) (! (any (--> k (& (.. k laid) (== (.. k origin) p))) planks)))))
+  (= loose (--> p (any (--> k (& (! (.. k laid)) (== (.. k origin) p))) planks)))
+  (= walk (--> dir (let (= spot (addPositions (.. agent origin) dir))
+    (if (! (isWithinBounds spot)) then agent
+     else (if (wet spot)
+            then (if (.. agent carrying)
+                  then (let (= planks (addObj planks (Plank true spot))) (updateObj agent "carrying" false))
+                  else agent)
+     else (if (& (loose spot) (! (.. agent carrying)))
+            then (let (= planks (removeObj planks (--> k (& (! (.. k laid)) (== (.. k origin) spot)))))
+                      (updateObj (updateObj agent "origin" spot) "carrying" true))
+     else (let (= star (if (== spot (.. star origin)) then (updateObj star "got" true) else star))
+               (updateObj agent "origin" spot))))))))
+  (on left (= agent (walk (Position -1 0))))
+  (on right (= agent (walk (Position 1 0))))
+  (on up (= agent (walk (Position 0 -1))))
+  (on down (= agent (walk (Position 0 1))))
+  (on clicked (let (= agent (Agent false (Position 1 10))) (= star (Star false (Position 10 5)))
+    (= planks (list (Plank false (Position 1 2)) (Plank false (Position 3 9)) (Plank false (Position 2 6))))))
+)

@@ -1,0 +1,41 @@
+; Ladder: seen from the side. The agent (white) walks left and right along the ground and falls one cell a step
+; when nothing holds it up. A gem (gold) lies on a high ledge (gray). Walking into the ladder lying on the ground
+; (brown) picks it up (the agent turns orange); down then stands it up, six cells tall, where the agent is, if
+; nothing is in the way. On a standing ladder up and down climb, and at its top the agent can step off
+; sideways. Reaching the gem turns it green. A click starts everything over.
+(program
+  (= GRID_SIZE 12)
+  (object Block (Cell 0 0 "gray"))
+  (object Gem (: got Bool) (Cell 0 0 (if got then "green" else "gold")))
+  (object Ladder (: mode Int)
+    (if (== mode 0) then (map (--> i (Cell i 0 "brown")) (range 0 6))
+     else (if (== mode 2) then (map (--> i (Cell 0 (- 0 i) "brown")) (range 0 6)) else (list))))
+  (object Agent (: holding Bool) (Cell 0 0 (if holding then "orange" else "white")))
+  (= blocks (concat (list (map (--> x (Block (Position x 11))) (range 0 12)) (map (--> x (Block (Position x 6))) (range 7 12)))))
+  (= gem (initnext (Gem false (Position 10 5)) (prev gem)))
+  (= ladder (initnext (Ladder 0 (Position 0 10)) (prev ladder)))
+  (= agent (initnext (Agent false (Position 9 10)) (fall (prev agent))))
+  (= solid (--> p (| (! (isWithinBounds p)) (any (--> b (== (.. b origin) p)) blocks))))
+  (= rung (--> p (& (== (.. ladder mode) 2) (& (== (.. p x) (.. (.. ladder origin) x))
+                    (& (<= (.. p y) (.. (.. ladder origin) y)) (> (.. p y) (- (.. (.. ladder origin) y) 6)))))))
+  (= lying (--> p (& (== (.. ladder mode) 0) (& (== (.. p y) (.. (.. ladder origin) y))
+                     (& (>= (.. p x) (.. (.. ladder origin) x)) (< (.. p x) (+ (.. (.. ladder origin) x) 6)))))))
+  (= held (--> a (let (= under (addPositions (.. a origin) (Position 0 1))) (| (| (solid under) (rung under)) (rung (.. a origin))))))
+  (= fall (--> a (if (held a) then a else (moveDown a))))
+  (= arrive (--> (a spot) (let (= gem (if (== spot (.. gem origin)) then (updateObj gem "got" true) else gem))
+    (updateObj a "origin" spot))))
+  (= walk (--> dx (let (= spot (addPositions (.. agent origin) (Position dx 0)))
+    (if (! (held agent)) then (fall agent)
+     else (if (solid spot) then agent
+     else (if (lying spot) then (let (= ladder (updateObj ladder "mode" 1)) (updateObj agent "holding" true))
+     else (arrive agent spot)))))))
+  (= climb (--> dy (let (= spot (addPositions (.. agent origin) (Position 0 dy)))
+    (if (& (rung spot) (! (solid spot))) then (arrive agent spot) else (fall agent)))))
+  (on left (= agent (walk -1)))
+  (on right (= agent (walk 1)))
+  (on up (= agent (climb -1)))
+  (= room (--> p (! (any (--> i (solid (Position (.. p x) (- (.. p y) i)))) (range 0 6)))))
+  (on down (= agent (if (& (& (.. agent holding) (solid (addPositions (.. agent origin) (Position 0 1)))) (room (.. agent origin)))
+    then (let (= ladder (Ladder 2 (.. agent origin))) (updateObj agent "holding" false)) else (climb 1))))
+  (on clicked (let (= gem (Gem false (Position 10 5))) (= ladder (Ladder 0 (Position 0 10))) (= agent (Agent false (Position 9 10)))))
+)

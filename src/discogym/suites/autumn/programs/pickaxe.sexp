@@ -1,0 +1,40 @@
+; Pickaxe: a gem (purple) lies inside a ring of rocks (gray). The agent (white) walks with the arrows and cannot
+; walk through rocks. Walking onto the pickaxe (silver) picks it up (the agent turns light blue); walking into a
+; rock with it breaks the rock, and the third rock broken breaks the pickaxe too, and a new one appears at one of
+; four places drawn at random. Each step onto the gem adds one to the counter (green, top), up to eleven and then
+; back to none. A click starts everything over.
+(program
+  (= GRID_SIZE 12)
+  (object Rock (Cell 0 0 "gray"))
+  (object Gem (Cell 0 0 "purple"))
+  (object Tool (Cell 0 0 "silver"))
+  (object Agent (: uses Int) (Cell 0 0 (if (> uses 0) then "lightblue" else "white")))
+  (object Tally (: n Int) (map (--> i (Cell i 0 "green")) (range 0 n)))
+  (= ring (--> () (map (--> p (Rock (addPositions p (Position 5 4))))
+                       (filter (--> p (| (| (== (.. p x) 0) (== (.. p x) 4)) (| (== (.. p y) 0) (== (.. p y) 4)))) (allPositions 5)))))
+  (= spots (list (Position 1 10) (Position 10 10) (Position 1 3) (Position 3 6)))
+  (= rocks (initnext ((ring)) (prev rocks)))
+  (= gem (initnext (Gem (Position 7 6)) (prev gem)))
+  (= tool (initnext (Tool (Position 2 9)) (prev tool)))
+  (= tally (initnext (Tally 0 (Position 0 0)) (prev tally)))
+  (= agent (initnext (Agent 0 (Position 1 7)) (prev agent)))
+  (= rockAt (--> p (any (--> r (== (.. r origin) p)) rocks)))
+  (= walk (--> dir (let (= spot (addPositions (.. agent origin) dir))
+    (if (| (! (isWithinBounds spot)) (== (.. spot y) 0)) then agent
+     else (if (rockAt spot)
+            then (if (> (.. agent uses) 0)
+                  then (let (= rocks (removeObj rocks (--> r (== (.. r origin) spot))))
+                            (if (== (.. agent uses) 1) then (= tool (Tool (uniformChoice spots))) else tool)
+                            (updateObj agent "uses" (- (.. agent uses) 1)))
+                  else agent)
+     else (if (& (== spot (.. tool origin)) (== (.. agent uses) 0))
+            then (let (= tool (Tool (Position -1 -1))) (updateObj (updateObj agent "origin" spot) "uses" 3))
+     else (if (== spot (.. gem origin))
+            then (let (= tally (updateObj tally "n" (% (+ (.. tally n) 1) 12))) (updateObj agent "origin" spot))
+     else (updateObj agent "origin" spot))))))))
+  (on left (= agent (walk (Position -1 0))))
+  (on right (= agent (walk (Position 1 0))))
+  (on up (= agent (walk (Position 0 -1))))
+  (on down (= agent (walk (Position 0 1))))
+  (on clicked (let (= rocks ((ring))) (= tool (Tool (Position 2 9))) (= tally (Tally 0 (Position 0 0))) (= agent (Agent 0 (Position 1 7)))))
+)
