@@ -9,7 +9,7 @@
     else (if (& (& (>= (.. origin x) 8) (<= (.. origin x) 10)) (& (>= (.. origin y) 1) (<= (.. origin y) 3))) then "cyan"
     else "yellow"))))
   (object Mother (Cell 0 0 "orange"))
-  (= pond (Pond (Position 8 1)))
+  (= pond (initnext (Pond (Position 8 1)) (prev pond)))
   (= mother (initnext (Mother (Position 2 9)) (prev mother)))
   (= line (initnext (list) (prev line)))
   (= sitting (initnext (list (Duckling false (Position 5 9)) (Duckling false (Position 2 4)) (Duckling false (Position 9 8))
