@@ -83,9 +83,13 @@ def _events(registry: _Registry) -> None:
 
 def _constructors(registry: _Registry) -> None:
     """The built-in classes ``Position x y`` and ``Cell x y colour`` (or ``Cell position colour``)."""
-    registry.table["Position"] = Builtin(
-        "Position", lambda x, y: Position(_int(x, "Position"), _int(y, "Position")), (2,)
-    )
+
+    def position(x: Any, y: Any) -> Position:
+        if type(x) is int and type(y) is int:  # the common case, checked at once
+            return Position(x, y)
+        return Position(_int(x, "Position"), _int(y, "Position"))
+
+    registry.table["Position"] = Builtin("Position", position, (2,))
 
     @registry.define("Cell", (2, 3))
     def cell(*args: Any) -> Cell:

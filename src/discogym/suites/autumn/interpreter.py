@@ -138,11 +138,15 @@ class Interpreter:
         self._deadline = 0.0
         self._builtins = builtins.make(self)
         self._user_names: dict[str, None] = {}  # the program's own names, in first-definition order
-        program = builtins.PRELUDE if prelude is None else prelude
-        self._load(program, user=False)
+        library = _parsed_library(builtins.PRELUDE if prelude is None else prelude)
+        forms = parse(source)
+        # names only the globals can hold are looked up there directly (scope is dynamic: any other is searched
+        # for through every calling scope)
+        self._bound = _bound_names(library) | _bound_names(forms)
+        self._load(library, user=False)
         if prelude is None:  # the one name whose two meanings cannot live side by side (docs/autumn-compat.md)
-            self._load(f"(program (= nextLiquid {NEXT_LIQUID[stdlib]}))", user=False)
-        self._load(source, user=True)
+            self._load(parse(f"(program (= nextLiquid {NEXT_LIQUID[stdlib]}))"), user=False)
+        self._load(forms, user=True)
         self._initialize()
         self.frame = self.render()
 
@@ -159,8 +163,7 @@ class Interpreter:
     # ------------------------------------------------------------------------------------------
     # Loading
 
-    def _load(self, source: str, user: bool) -> None:
-        forms = parse(source) if user else _parsed_library(source)
+    def _load(self, forms: list[Expr], user: bool) -> None:
         if len(forms) != 1 or not _is_form(forms[0], "program"):
             if not forms:
                 raise AutumnError("the program is empty; write (program ...)")
@@ -424,6 +427,8 @@ class Interpreter:
         if name == "null":
             return lambda frame: None
         builtin_table = self._builtins
+        if name not in self._bound:
+            return self._global_symbol(expr)
 
         def look_up(frame: Frame) -> Any:
             current: Frame | None = frame
@@ -438,6 +443,20 @@ class Interpreter:
             return found
 
         return look_up
+
+    def _global_symbol(self, expr: Symbol) -> Code:
+        """A name no scope but the globals ever binds: the globals, then the built-ins."""
+        name, globals_, builtin_table = expr.name, self.globals, self._builtins
+
+        def look_up_global(frame: Frame) -> Any:
+            if name in globals_:
+                return globals_[name]
+            found = builtin_table.get(name)
+            if found is None:
+                raise AutumnError(f"unknown name '{name}'", expr.line, expr.column)
+            return found
+
+        return look_up_global
 
     def _single(self, expr: SList) -> Code:
         """``(f)`` is the value of f; ``((f))`` calls f with no arguments."""
@@ -480,7 +499,9 @@ class Interpreter:
                 self._depth += 1
                 if self._depth > MAX_DEPTH:
                     raise AutumnError(f"recursion too deep (more than {MAX_DEPTH} nested calls)")
-                try:  # zip stops at the parameters: extra arguments are dropped
+                try:  # extra arguments are dropped
+                    if len(params) == 1:
+                        return function.body(Frame({params[0]: args[0]}, frame))
                     return function.body(Frame(dict(zip(params, args, strict=False)), frame))
                 finally:
                     self._depth -= 1
@@ -713,6 +734,53 @@ SPECIAL_FORMS = {
     "list": "_list",
     "prev": "_prev",
 }
+
+
+def _bound_names(forms: list[Expr]) -> frozenset[str]:
+    """Every name a scope other than the globals can bind in these forms: lambda parameters, assignments inside
+    expressions (a ``let``'s, or any that finds no variable), object fields and ``origin``."""
+    found: set[str] = set()
+    for form in forms:
+        if isinstance(form, SList):
+            for statement in form.items[1:]:
+                _statement_names(statement, found)
+    return frozenset(found)
+
+
+def _statement_names(statement: Expr, found: set[str]) -> None:
+    if not isinstance(statement, SList) or not statement.items:
+        return
+    if _is_form(statement, "=") and len(statement.items) == 3:  # a global definition binds no local
+        _expression_names(statement.items[2], found)
+        return
+    if _is_form(statement, "object"):
+        found.add("origin")
+        for field in statement.items[2:-1]:
+            if isinstance(field, SList) and len(field.items) == 3 and isinstance(field.items[1], Symbol):
+                found.add(field.items[1].name)
+    if not _is_form(statement, ":"):
+        for item in statement.items[1:]:
+            _expression_names(item, found)
+
+
+def _expression_names(expr: Expr, found: set[str]) -> None:
+    if not isinstance(expr, SList) or not expr.items:
+        return
+    head, items = expr.items[0], expr.items
+    if (_is_word(head, "-->") or _is_word(head, "fn")) and len(items) == 3:
+        params = items[1]
+        if isinstance(params, Symbol):
+            found.add(params.name)
+        elif isinstance(params, SList):
+            found.update(p.name for p in params.items if isinstance(p, Symbol))
+    elif _is_word(head, "=") and len(items) == 3:
+        target = items[1]
+        if isinstance(target, Symbol):
+            found.add(target.name)
+        elif isinstance(target, SList) and len(target.items) == 3 and isinstance(target.items[1], Symbol):
+            found.add(target.items[1].name)  # (= (.. holder field) value) assigns the holder
+    for item in items:
+        _expression_names(item, found)
 
 
 @cache
