@@ -4,12 +4,10 @@ task solvable). It skips exploration and goes to the test."""
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
 from discogym.core.errors import UserError
 from discogym.core.tools import ToolCall
-from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, explore, play, region
+from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, oracle_probe, play, region
 from discogym.suites.autumn.interpreter import Interpreter, action_text, parse_action
 from discogym.suites.autumn.tasks import AutumnTask
 
@@ -41,8 +39,7 @@ class OracleAgent(Agent):
             self.plan += [ToolCall(tool="act", args={"action": a}) for a in challenge.solution]
         else:
             self.original = Interpreter(self.source, seed=challenge.seed)
-            rng = np.random.default_rng([challenge.seed, 6])
-            self.probe = explore(challenge.modified, challenge.seed, rng, challenge.step_limit)
+            self.probe = oracle_probe(challenge.modified, challenge.seed, challenge.step_limit)
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
         if self.plan:

@@ -17,14 +17,15 @@ detection. Each is generated from a program and a seed, verified, and scored as 
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from discogym.suites.autumn.catalog import program_stats
 from discogym.suites.autumn.interpreter import Action, Interpreter, action_text, parse_action
-from discogym.suites.autumn.sexpr import SList, Symbol, parse, show
+from discogym.suites.autumn.sexpr import AutumnError, SList, Symbol, parse, show
 
 Grid = list[list[str]]
 OPTIONS = 6
@@ -148,30 +149,23 @@ def _try_mfp(source: str, seed: int, length: int, rng: np.random.Generator) -> M
     size = Interpreter(source, seed=seed).grid_size
     actions = explore(source, seed, rng, length)
     runs = [play(source, actions, seed + k) for k in range(REALIZATIONS)]
-    final = runs[0][-1]
-    varying = {
-        (x, y) for run in runs[1:] for y, row in enumerate(run[-1]) for x, c in enumerate(row) if c != final[y][x]
-    }
-    near_varying = {(x + dx, y + dy) for x, y in varying for dx in range(-2, 3) for dy in range(-2, 3)}
-    candidates = []
-    for width in (2, 3):
-        for height in (2, 3):
-            for x in range(size - width + 1):
-                for y in range(size - height + 1):
-                    box = (x, y, width, height)
-                    if any((i, j) in near_varying for i in range(x, x + width) for j in range(y, y + height)):
-                        continue  # within two cells of what the randomness changed in some realization
-                    truth = region(final, box)
-                    if any(region(run[-1], box) != truth for run in runs[1:]):
-                        continue  # the randomness decides what is there
-                    if all(region(frame, box) == truth for frame in runs[0]):
-                        continue  # never changes: nothing to predict
-                    candidates.append(box)
+    candidates = _boxes(runs, len(actions), size, copy_proof=False)
     if not candidates:
         return None
     box = candidates[int(rng.integers(len(candidates)))]
-    truth = region(final, box)
+    truth = region(runs[0][-1], box)
     distractors = _distractors(runs[0], box, truth, rng)
+    return _mfp_task(seed, actions, box, truth, distractors, rng)
+
+
+def _mfp_task(
+    seed: int,
+    actions: Sequence[Action],
+    box: tuple[int, int, int, int],
+    truth: list[list[str]],
+    distractors: list[list[list[str]]],
+    rng: np.random.Generator,
+) -> MfpTask | None:
     if len(distractors) < OPTIONS - 1:
         return None
     options = [truth, *distractors[: OPTIONS - 1]]
@@ -184,6 +178,83 @@ def _try_mfp(source: str, seed: int, length: int, rng: np.random.Generator) -> M
         options=shuffled,
         answer=int(np.where(order == 0)[0][0]),
     )
+
+
+def _boxes(runs: list[list[Grid]], end: int, size: int, copy_proof: bool) -> list[tuple[int, int, int, int]]:
+    """The rectangles that may be masked when the replay ends at frame ``end``: the same colours there in every
+    realization, at least two cells from any cell that differed between them, changing at some point; with
+    ``copy_proof``, also different from the frame before and from the first frame."""
+    final = runs[0][end]
+    varying = {
+        (x, y) for run in runs[1:] for y, row in enumerate(run[end]) for x, c in enumerate(row) if c != final[y][x]
+    }
+    near_varying = {(x + dx, y + dy) for x, y in varying for dx in range(-2, 3) for dy in range(-2, 3)}
+    candidates = []
+    for width in (2, 3):
+        for height in (2, 3):
+            for x in range(size - width + 1):
+                for y in range(size - height + 1):
+                    box = (x, y, width, height)
+                    if any((i, j) in near_varying for i in range(x, x + width) for j in range(y, y + height)):
+                        continue  # within two cells of what the randomness changed in some realization
+                    truth = region(final, box)
+                    if copy_proof and truth in (region(runs[0][end - 1], box), region(runs[0][0], box)):
+                        continue  # the frame before, or the first, shows the answer: copying it is right
+                    if any(region(run[end], box) != truth for run in runs[1:]):
+                        continue  # the randomness decides what is there
+                    if all(region(frame, box) == truth for frame in runs[0][: end + 1]):
+                        continue  # never changes: nothing to predict
+                    candidates.append(box)
+    return candidates
+
+
+def make_mfp_v2(source: str, seed: int, length: int = 15, attempts: int = 4) -> MfpTask | None:
+    """A second-generation masked-frame-prediction task: as :func:`make_mfp`, but the replay ends at a frame where
+    the answer differs from the rectangle's content in the frame before and in the first frame, and both of
+    those are among the options, so a guess that copies either frame picks a wrong option. A program with no
+    random draw is replayed once (every generator seed gives the same frames)."""
+    realizations = REALIZATIONS if program_stats(source).stochastic else 1
+    for attempt in range(attempts):
+        size = (length, 2 * length, 3 * length, 4 * length)[attempt % 4]
+        task = _try_mfp_v2(source, seed, size, realizations, np.random.default_rng([seed, 11, attempt]))
+        if task is not None:
+            return task
+    return None
+
+
+def _try_mfp_v2(source: str, seed: int, length: int, realizations: int, rng: np.random.Generator) -> MfpTask | None:
+    size = Interpreter(source, seed=seed).grid_size
+    actions = explore(source, seed, rng, length)
+    runs = [play(source, actions, seed + k) for k in range(realizations)]
+    for end in range(length, max(2, length // 3), -1):
+        candidates = _boxes(runs, end, size, copy_proof=True)
+        if candidates:
+            break
+    else:
+        return None
+    box = candidates[int(rng.integers(len(candidates)))]
+    frames = runs[0][: end + 1]
+    truth = region(frames[-1], box)
+    copies = [region(frames[-2], box), region(frames[0], box)]
+    distractors = _with_first(copies, _distractors(frames, box, truth, rng))
+    return _mfp_task(seed, actions[:end], box, truth, distractors, rng)
+
+
+def _with_first(first: list[list[list[str]]], rest: list[list[list[str]]]) -> list[list[list[str]]]:
+    """``first`` (without repeats), then the rest of ``rest``."""
+    ordered: list[list[list[str]]] = []
+    for candidate in [*first, *rest]:
+        if candidate not in ordered:
+            ordered.append(candidate)
+    return ordered
+
+
+def copy_guesses(source: str, task: MfpTask) -> list[int]:
+    """The options a frame-copying guess picks: those equal to the rectangle's content in the frame before the
+    last or in the first frame (the second generation's rule: never the answer)."""
+    frames = play(source, [parse_action(a) for a in task.actions], task.seed)
+    copies = [region(frames[-2], task.mask), region(frames[0], task.mask)] if len(frames) > 1 else []
+    return [i for i, option in enumerate(task.options) if option in copies]
 
 
 def _distractors(
@@ -237,6 +308,9 @@ class PlanningTask(BaseModel):
     goal: list[tuple[int, int, str]]
     solution: list[str]
     step_limit: int
+    # Second generation: the random agent's estimated probability of reaching the goal within the step limit
+    # (:func:`random_reach`, measured at generation); absent in the first.
+    random_reach: float | None = None
 
 
 def make_planning(source: str, seed: int, horizon: int = 30, cells: int = 4, attempts: int = 8) -> PlanningTask | None:
@@ -268,6 +342,91 @@ def _try_planning(source: str, seed: int, horizon: int, cells: int, rng: np.rand
         return PlanningTask(
             seed=seed, goal=goal, solution=[action_text(a) for a in solution], step_limit=max(50, 3 * k)
         )
+    return None
+
+
+RANDOM_RUNS = 40  # seeded random-agent runs estimating how often luck reaches a second-generation goal
+RANDOM_MAX_HITS = 1  # a goal the random agent reaches in more of them is rejected
+FARTHEST = 6  # goal frames tried per trajectory (second generation)
+LUCKY_RUNS = 8  # random runs whose cells a second-generation goal avoids when it can
+
+
+def random_reach(
+    source: str, goal: Sequence[tuple[int, int, str]], seed: int, steps: int, stop_above: int | None = None
+) -> float | None:
+    """The fraction of :data:`RANDOM_RUNS` runs of the paper's random agent (Appendix C: six action types, equally
+    likely, a click at a uniform cell; each run its own seeded actions, the world with ``seed``) whose frames show
+    the goal within ``steps`` steps; None once more than ``stop_above`` runs did (no need to go on)."""
+    hits = 0
+    for run in range(RANDOM_RUNS):
+        world = Interpreter(source, seed=seed)
+        for action in random_actions(np.random.default_rng([seed, 7, run]), world.grid_size, steps):
+            try:
+                if goal_reached(world.step(action), goal):
+                    hits += 1
+                    break
+            except AutumnError:
+                break
+        if stop_above is not None and hits > stop_above:
+            return None
+    return hits / RANDOM_RUNS
+
+
+def make_planning_v2(source: str, seed: int, attempts: int = 5) -> PlanningTask | None:
+    """A second-generation goal: up to four cells of a frame that a seeded exploring trajectory reaches late,
+    each with a colour that waiting (noops only) never shows there, nor (when there are such cells) a few seeded
+    random runs (:data:`LUCKY_RUNS`). The step limit is
+    the solution's length plus a quarter (at least 5), and the random agent must reach the goal within it in at
+    most :data:`RANDOM_MAX_HITS` of :data:`RANDOM_RUNS` seeded runs. Longer trajectories when nothing
+    qualifies; None if nothing does."""
+    for attempt in range(attempts):
+        task = _try_planning_v2(source, seed, 40 + 20 * attempt, np.random.default_rng([seed, 12, attempt]))
+        if task is not None:
+            return task
+    return None
+
+
+def _cells_shown(runs: Iterable[list[Grid]]) -> set[tuple[int, int, str]]:
+    """Every (x, y, colour) some frame of the runs shows."""
+    return {(x, y, c) for frames in runs for frame in frames for y, row in enumerate(frame) for x, c in enumerate(row)}
+
+
+def planning_limit(length: int) -> int:
+    """The second generation's step limit for a solution of ``length`` actions."""
+    return length + max(5, length // 4)
+
+
+def _try_planning_v2(source: str, seed: int, horizon: int, rng: np.random.Generator) -> PlanningTask | None:
+    actions = explore(source, seed, rng, horizon)
+    frames = play(source, actions, seed)
+    waited = _cells_shown([play(source, [None] * planning_limit(horizon), seed)])
+    lucky = _cells_shown(
+        play(
+            source,
+            random_actions(np.random.default_rng([seed, 14, run]), len(frames[0]), planning_limit(horizon)),
+            seed,
+        )
+        for run in range(LUCKY_RUNS)
+    )
+    start = frames[0]
+    for k in [int(i) for i in rng.permutation(np.arange(horizon // 2, horizon + 1))][:FARTHEST]:
+        changed = [(x, y, c) for y, row in enumerate(frames[k]) for x, c in enumerate(row) if c != start[y][x]]
+        unwaited = [cell for cell in changed if cell not in waited]
+        # cells that neither waiting nor a few random runs show, else cells waiting never shows, when there are any
+        changed = [cell for cell in unwaited if cell not in lucky] or unwaited or changed
+        if not changed:
+            continue
+        picks = sorted(int(i) for i in rng.choice(len(changed), size=min(4, len(changed)), replace=False))
+        goal = [changed[i] for i in picks]
+        first = next(i for i, frame in enumerate(frames) if goal_reached(frame, goal))
+        if first == 0:
+            continue
+        limit = planning_limit(first)
+        reach = random_reach(source, goal, seed, limit, stop_above=RANDOM_MAX_HITS)
+        if reach is None:
+            continue
+        solution = [action_text(a) for a in actions[:first]]
+        return PlanningTask(seed=seed, goal=goal, solution=solution, step_limit=limit, random_reach=reach)
     return None
 
 
@@ -318,6 +477,49 @@ def make_change(source: str, seed: int, guard: int | None = None) -> ChangeTask 
         if defect_time(source, modified, probe, seed, original) is not None:
             return ChangeTask(seed=seed, modified=modified, change=change, guard=after, step_limit=300)
     return None
+
+
+WAIT_SEEDS = 2  # generator seeds (the task's and the next) on which waiting must not show a hidden change
+# (one for a program without random draws)
+
+
+def make_change_v2(source: str, seed: int) -> ChangeTask | None:
+    """A second-generation change: as :func:`make_change`, but kept only if it never shows to an agent that just
+    waits (noops for the whole step limit, with the task's generator seed and the next) and it does show on the
+    oracle's exploring probe (so the change needs exploring, and exploring finds it)."""
+    rng = np.random.default_rng([seed, 13])
+    statements = _statements(source)
+    ons = [i for i, s in enumerate(statements) if _head(s) == "on"]
+    states = [i for i, s in enumerate(statements) if _head(s) == "=" and _head(s.items[2]) == "initnext"]
+    mutations = [("on", i) for i in ons] + [("freeze", i) for i in states]
+    after = int(rng.integers(5, 16))
+    limit = 300
+    for kind, index in [mutations[int(i)] for i in rng.permutation(len(mutations))]:
+        modified, change = _mutate(statements, kind, index, after)
+        if hidden_change(source, modified, seed, limit):
+            return ChangeTask(seed=seed, modified=modified, change=change, guard=after, step_limit=limit)
+    return None
+
+
+def hidden_change(source: str, modified: str, seed: int, limit: int) -> bool:
+    """The second generation's rule: waiting ``limit`` steps shows no difference (the task's seed and the next),
+    and the oracle's exploring probe (:func:`oracle_probe`) does show one."""
+    noops: list[Action] = [None] * limit
+    seeds = WAIT_SEEDS if program_stats(source).stochastic else 1  # without random draws, every seed is the same
+    if any(defect_time(source, modified, noops, seed + k) is not None for k in range(seeds)):
+        return False
+    return defect_time(source, modified, oracle_probe(modified, seed, limit), seed) is not None
+
+
+def oracle_probe(modified: str, seed: int, limit: int) -> list[Action]:
+    """The actions the oracle explores the changed world with (agents.py) until it sees the change."""
+    return explore(modified, seed, np.random.default_rng([seed, 6]), limit)
+
+
+def _statements(source: str) -> list[Any]:
+    program = parse(source)[0]
+    assert isinstance(program, SList)
+    return list(program.items[1:])
 
 
 def _head(expr: Any) -> str | None:

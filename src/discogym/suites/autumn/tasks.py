@@ -8,7 +8,9 @@ environment (:func:`task_numbers`), so neither an id nor the order of a listing 
 in the challenge, which only the scorer, the reports and the test phase read."""
 
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from functools import cache
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -16,12 +18,17 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core.errors import UserError
-from discogym.core.seeding import make_rng
+from discogym.core.seeding import derive_seed, make_rng
 from discogym.suites.autumn import challenges
-from discogym.suites.autumn.catalog import env_info, program_source
+from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
 
-TASK_FILE = Path(__file__).parent / "tasks" / "tasks.json"
+TASK_FILE = Path(__file__).parent / "tasks" / "tasks.json"  # the first set (v1)
+# The frozen sets: v1 (the first generation, 15 environments) and v2 (challenges that discriminate); the default
+# is the newest.
+TASK_FILES = {"v1": TASK_FILE, "v2": TASK_FILE.with_name("tasks-v2.json")}
+VERSIONS = tuple(TASK_FILES)
+DEFAULT_VERSION = "v2"
 KINDS = ("mfp", "planning", "cd")
 Kind = Literal["mfp", "planning", "cd"]
 SEED_TRIES = 40  # derived seeds tried per challenge before giving up
@@ -49,16 +56,48 @@ class AutumnTask(BaseModel):
 
 
 class TaskSet(BaseModel):
+    """A task file: the base seed, the set version (absent in the first set's file: v1) and the tasks."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     base_seed: int
     tasks: list[AutumnTask]
+    version: str | None = None
+
+    @property
+    def set_version(self) -> str:
+        """v1 or v2."""
+        return self.version or "v1"
 
 
-def generate(envs: Iterable[str] | None = None, base_seed: int = 0) -> TaskSet:
-    """Three challenges per environment of the first set (:data:`V1_ENVS`); each from the first derived seed whose
-    challenge qualifies. Seeds derive from the environment's place in that fixed list, so a subset regenerates the
-    same tasks as the whole set, and environments added to the catalogue later change nothing."""
+def generate(envs: Iterable[str] | None = None, base_seed: int = 0, version: str = "v1", jobs: int = 1) -> TaskSet:
+    """Three challenges per environment, by the rules of the set version ``version`` (v1: the first, every
+    environment of :data:`V1_ENVS`; v2: the second, every environment of the catalogue by default). ``jobs``
+    processes generate environments side by side (the result does not depend on it)."""
+    check_version(version)
+    if version == "v1":
+        return _generate_v1(envs, base_seed)
+    names = list(envs) if envs is not None else [info.name for info in CATALOG]
+    for name in names:
+        env_info(name)
+    if jobs > 1 and len(names) > 1:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+            parts = list(pool.map(_env_tasks_v2, names, [base_seed] * len(names)))
+    else:
+        parts = [_env_tasks_v2(name, base_seed) for name in names]
+    return TaskSet(base_seed=base_seed, tasks=[task for part in parts for task in part], version="v2")
+
+
+def check_version(version: str) -> None:
+    """UserError unless ``version`` is a set version."""
+    if version not in VERSIONS:
+        raise UserError(f"unknown task set version {version!r}: {', '.join(VERSIONS)}")
+
+
+def _generate_v1(envs: Iterable[str] | None, base_seed: int) -> TaskSet:
+    """The first set: each challenge from the first derived seed whose challenge qualifies. Seeds derive from the
+    environment's place in :data:`V1_ENVS`, so a subset regenerates the same tasks as the whole set, and
+    environments added to the catalogue later change nothing."""
     names = list(envs) if envs is not None else list(V1_ENVS)
     tasks = []
     for name in names:
@@ -68,17 +107,33 @@ def generate(envs: Iterable[str] | None = None, base_seed: int = 0) -> TaskSet:
         source = program_source(name)
         numbers = task_numbers(name, base_seed)
         made = [
-            _first(name, source, kind, 1000 * (base_seed + 1) + 100 * index + 10 * kind_index, numbers[kind])
+            _first(name, source, kind, 1000 * (base_seed + 1) + 100 * index + 10 * kind_index, numbers[kind], MAKERS_V1)
             for kind_index, kind in enumerate(KINDS)
         ]
         tasks += sorted(made, key=lambda task: task.id)
     return TaskSet(base_seed=base_seed, tasks=tasks)
 
 
-def task_numbers(env: str, base_seed: int) -> dict[str, int]:
+def _env_tasks_v2(name: str, base_seed: int) -> list[AutumnTask]:
+    """The second set's three tasks of one environment: seeds derive from its name, the kind and the base seed
+    (never from its place in the catalogue)."""
+    source = program_source(name)
+    numbers = task_numbers(name, base_seed, "v2")
+    made = [
+        _first(
+            name, source, kind, derive_seed("autumn", "v2", name, kind, base_seed) % 1_000_000, numbers[kind], MAKERS_V2
+        )
+        for kind in KINDS
+    ]
+    return sorted(made, key=lambda task: task.id)
+
+
+def task_numbers(env: str, base_seed: int, version: str = "v1") -> dict[str, int]:
     """The number (1 to 3) in the id of each kind's task of ``env``: a permutation drawn from the environment's
-    name and the base seed (never from ``hash()``), so the numbers say nothing about the kinds."""
-    order = make_rng("autumn", "task-numbers", env, base_seed).permutation(len(KINDS))
+    name, the base seed and (from v2 on) the set version (never from ``hash()``), so the numbers say nothing
+    about the kinds."""
+    parts: tuple[object, ...] = ("autumn", "task-numbers", env, base_seed) + (() if version == "v1" else (version,))
+    order = make_rng(*parts).permutation(len(KINDS))
     return {kind: int(number) + 1 for kind, number in zip(KINDS, order, strict=True)}
 
 
@@ -87,12 +142,20 @@ def task_id(env: str, number: int) -> str:
     return f"{env}-{number}"
 
 
-def _first(name: str, source: str, kind: str, seed: int, number: int) -> AutumnTask:
-    makers: dict[str, Callable[[str, int], MfpTask | PlanningTask | ChangeTask | None]] = {
-        "mfp": challenges.make_mfp,
-        "planning": challenges.make_planning,
-        "cd": challenges.make_change,
-    }
+Maker = Callable[[str, int], MfpTask | PlanningTask | ChangeTask | None]
+MAKERS_V1: dict[str, Maker] = {
+    "mfp": challenges.make_mfp,
+    "planning": challenges.make_planning,
+    "cd": challenges.make_change,
+}
+MAKERS_V2: dict[str, Maker] = {
+    "mfp": challenges.make_mfp_v2,
+    "planning": challenges.make_planning_v2,
+    "cd": challenges.make_change_v2,
+}
+
+
+def _first(name: str, source: str, kind: str, seed: int, number: int, makers: dict[str, Maker]) -> AutumnTask:
     for offset in range(SEED_TRIES):
         made = makers[kind](source, seed + offset)
         if made is not None:
@@ -102,7 +165,12 @@ def _first(name: str, source: str, kind: str, seed: int, number: int) -> AutumnT
 
 def task_bytes(task_set: TaskSet) -> bytes:
     """The task file's bytes (sorted keys, indented: the same set always gives the same bytes)."""
-    return orjson.dumps(task_set.model_dump(mode="json"), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    return (
+        orjson.dumps(
+            task_set.model_dump(mode="json", exclude_none=True), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+        )
+        + b"\n"
+    )
 
 
 def read_tasks(path: Path) -> TaskSet:
@@ -117,6 +185,7 @@ def read_tasks(path: Path) -> TaskSet:
 
 
 @cache
-def packaged_tasks() -> TaskSet:
-    """The frozen task set shipped with the package."""
-    return read_tasks(TASK_FILE)
+def packaged_tasks(version: str = DEFAULT_VERSION) -> TaskSet:
+    """The frozen task set of ``version`` shipped with the package."""
+    check_version(version)
+    return read_tasks(TASK_FILES[version])
