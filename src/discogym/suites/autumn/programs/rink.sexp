@@ -19,7 +19,7 @@
               else (updateObj pk "origin" ahead)))
     (updateObj moved "home" (& (== (.. moved vel) still) (== (.. moved origin) (.. goal origin)))))))
   (= puck (initnext ((start)) (slide (prev puck))))
-  (= shove (--> dir (if (== (.. puck vel) still) then (slide (updateObj puck "vel" dir)) else puck)))
+  (= shove (--> dir (slide (if (== (.. puck vel) still) then (updateObj puck "vel" dir) else puck))))
   (on left (= puck (shove (Position -1 0))))
   (on right (= puck (shove (Position 1 0))))
   (on up (= puck (shove (Position 0 -1))))
