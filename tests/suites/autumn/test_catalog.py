@@ -1,4 +1,4 @@
-"""The catalogue of Autumn environments: 15 entries over the six categories, programs that check, Table B.1
+"""The catalogue of Autumn environments: 43 entries over the six categories, programs that check, Table B.1
 statistics computed from the programs and equal to counts made by hand."""
 
 from pathlib import Path
@@ -25,16 +25,35 @@ from discogym.suites.autumn.interpreter import Interpreter
 NAMES = [info.name for info in CATALOG]
 
 
-def test_fifteen_environments_cover_the_six_categories():
-    assert len(CATALOG) == 15 and len(set(NAMES)) == 15
+FIRST_15 = [
+    *("gravity", "water", "ball", "particles", "life", "wind", "counter", "paint", "collector", "push", "chase"),
+    *("traffic", "keydoor", "bucket", "lightsout"),
+]
+
+
+def test_43_environments_cover_the_six_categories():
+    assert len(CATALOG) == 43 and len(set(NAMES)) == 43
+    assert NAMES[:15] == FIRST_15  # task seeds derive from catalogue position: the first 15 never move
     assert {info.category for info in CATALOG} == set(CATEGORIES)
     assert set(NAMES) == {path.stem for path in PROGRAMS_DIR.glob("*.sexp")}  # every program is catalogued
     by_category = {c: sorted(i.name for i in CATALOG if i.category == c) for c in CATEGORIES}
-    assert by_category["physical"] == ["ball", "gravity", "particles", "water"]
-    assert by_category["emergent"] == ["life", "wind"]
-    assert by_category["game"] == ["collector", "push"]
-    assert {"counter", "paint"} <= set(by_category["logic"])
-    assert len(by_category["multi-agent"]) == 2 and len(by_category["tool-use"]) == 2
+    assert by_category["physical"] == sorted(
+        ["ball", "gravity", "particles", "water", "dunes", "rink", "clouds", "magnet", "thaw"]
+    )
+    assert by_category["emergent"] == sorted(["life", "wind", "forest", "weave", "crystal", "dominoes", "trail"])
+    assert by_category["game"] == sorted(
+        ["collector", "push", "snake", "meteor", "sweeper", "frog", "bricks", "stones"]
+    )
+    assert {"counter", "paint", "lightsout"} <= set(by_category["logic"])
+    counts = {c: len(names) for c, names in by_category.items()}
+    assert counts == {"physical": 9, "emergent": 7, "multi-agent": 6, "logic": 7, "game": 8, "tool-use": 6}
+
+
+def test_the_catalogue_spans_the_papers_ranges():
+    stats = [env_stats(name) for name in NAMES]
+    sizes = [s.grid_size for s in stats]
+    assert min(sizes) <= 5 and max(sizes) == 25  # from small up to 25 x 25
+    assert all(1 <= s.colors <= 12 for s in stats) and max(s.colors for s in stats) >= 8
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -46,7 +65,7 @@ def test_each_program_exists_and_checks(name):
     assert source.startswith(";")  # a first comment line describes it
     assert check_program(source) == []
     stats = env_stats(name)
-    assert 1 <= stats.objects <= 5 and 6 <= stats.grid_size <= 20 and stats.length <= 60
+    assert 1 <= stats.objects <= 5 and 5 <= stats.grid_size <= 25 and stats.length <= 60
 
 
 def test_stats_equal_counts_made_by_hand():
@@ -101,10 +120,11 @@ def test_the_colours_seen_are_among_the_colours_counted(name):
     assert seen - {background} <= set(env_stats(name).color_names)
 
 
-def test_at_least_two_environments_are_stochastic():
+def test_19_of_the_43_environments_are_stochastic():
     stochastic = {info.name for info in CATALOG if env_stats(info.name).stochastic}
-    assert len(stochastic) >= 2
+    assert len(stochastic) == 19  # as the paper's 19 of 43
     assert {"chase", "traffic", "keydoor", "bucket"} <= stochastic and "lightsout" not in stochastic
+    assert {"snake", "sweeper", "garden"} <= stochastic and not {"rink", "switches", "stones"} & stochastic
 
 
 def test_unknown_names_give_a_user_error_listing_the_names():
@@ -137,7 +157,7 @@ def test_rows_for_a_table_and_json():
 
 def test_the_docs_table_shows_the_computed_statistics():
     docs = (Path(__file__).parents[3] / "docs/autumn.md").read_text(encoding="utf-8")
-    section = docs.split("## The environments (first 15)", 1)[1]
+    section = docs.split("## The environments\n", 1)[1]
     shown = [
         line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| env ", "| --- "))
     ]
