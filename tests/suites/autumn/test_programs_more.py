@@ -119,14 +119,14 @@ def test_forest_fire_spreads_to_neighbouring_trees_and_stops_at_gaps():
 
 def test_weave_rewrites_the_row_and_keeps_its_history():
     woven = frames("weave", "noop;noop")
-    assert cells(woven[0], "gold") == [(12, 1)] and woven[0][24][0] == "magenta"
-    assert cells(woven[1], "gold") == [(11, 1), (12, 2), (13, 1)]
-    assert cells(woven[2], "gold") == [(10, 1), (11, 2), (12, 3), (13, 2), (14, 1)]
-    other = last("weave", "right;noop")
-    assert other[24][0] == "cyan"
-    clicked = last("weave", "click 3 1")
-    assert clicked[1][3] == "gold" and clicked[1][12] == "gold"
-    assert cells(last("weave", "noop;noop;down"), "gold") == [(12, 1)]
+    assert cells(woven[0], "gold") == [(12, 0)] and woven[0][24][0] == "magenta"
+    assert cells(woven[1], "gold") == [(11, 0), (12, 1), (13, 0)]
+    assert cells(woven[2], "gold") == [(10, 0), (11, 1), (12, 2), (13, 1), (14, 0)]
+    other = last("weave", "right")
+    assert other[24][0] == "cyan" and cells(other, "gold") == [(11, 0), (12, 0), (12, 1), (13, 0)]  # the other rule
+    clicked = last("weave", "click 3 0")
+    assert clicked[0][3] == "gold" and clicked[0][12] == "gold"
+    assert cells(last("weave", "noop;noop;down"), "gold") == [(12, 0)]
 
 
 def test_crystal_grows_into_cells_that_touch_exactly_one():
