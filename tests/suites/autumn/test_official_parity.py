@@ -206,3 +206,12 @@ def test_the_real_comparison_with_the_official_module(tmp_path):
 def test_recorded_cases_use_only_known_actions():
     for path in CASES:
         parse_actions("; ".join(load(path)["actions"]))
+
+
+def test_the_checker_accepts_extra_arguments_and_names_too_few():
+    from discogym.suites.autumn.checker import check_program
+
+    src = program("(= f (--> (a b) a))", "(= x (f 1 2 3))", "(= g nextLiquid)")
+    assert check_program(src) == []
+    (problem,) = check_program(program("(= f (--> (a b) a))", "(= x (f 1))"))
+    assert "f takes at least 2 argument(s), got 1" in problem.message

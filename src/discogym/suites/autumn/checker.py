@@ -81,10 +81,20 @@ def _arities(forms: list[Expr]) -> dict[str, tuple[int, ...]]:
                 if value.items and isinstance(value.items[0], Symbol) and value.items[0].name in ("-->", "fn"):
                     params = value.items[1] if len(value.items) > 1 else None
                     if isinstance(params, Symbol):
-                        counts[name.name] = (1,)
+                        counts[name.name] = (-1,)
                     elif isinstance(params, SList):
-                        counts[name.name] = (len(params.items),)
+                        counts[name.name] = (-len(params.items),)
     return counts
+
+
+def _accepts(counts: tuple[int, ...], given: int) -> bool:
+    """Whether ``given`` arguments fit ``counts``: exact counts, or -n for "n or more" (a lambda ignores extra
+    arguments, as the official interpreter does; too few crash it)."""
+    return any(given == c or (c < 0 and given >= -c) for c in counts)
+
+
+def _counts_text(counts: tuple[int, ...]) -> str:
+    return " or ".join(str(c) if c >= 0 else f"at least {-c}" for c in counts)
 
 
 def _visit(expr: Expr, known: set[str], arities: dict[str, tuple[int, ...]]) -> Iterator[AutumnError]:
@@ -113,9 +123,9 @@ def _visit(expr: Expr, known: set[str], arities: dict[str, tuple[int, ...]]) -> 
             and name not in OPERATORS
             and name in arities
             and rest
-            and len(rest) not in arities[name]
+            and not _accepts(arities[name], len(rest))
         ):
-            wanted = " or ".join(map(str, arities[name]))
+            wanted = _counts_text(arities[name])
             yield AutumnError(
                 f"{name} takes {wanted} argument(s), got {len(rest)}: {show(expr)}", expr.line, expr.column
             )

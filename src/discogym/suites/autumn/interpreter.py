@@ -35,7 +35,6 @@ Code = Callable[["Frame"], Any]
 Action = str | tuple[str, int, int] | None  # None is noop; ("click", x, y)
 Order = Literal["program", "official"]
 Stdlib = Literal["discogym", "official"]
-NEXT_LIQUID = {"discogym": "discogymNextLiquid", "official": "officialNextLiquid"}
 MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
 OPS_BUDGET = 2_000_000  # function calls and list elements made, per step (and for initialization)
 TIME_BUDGET = 5.0  # seconds per step
@@ -144,8 +143,8 @@ class Interpreter:
         # for through every calling scope)
         self._bound = _bound_names(library) | _bound_names(forms)
         self._load(library, user=False)
-        if prelude is None:  # the one name whose two meanings cannot live side by side (docs/autumn-compat.md)
-            self._load(parse(f"(program (= nextLiquid {NEXT_LIQUID[stdlib]}))"), user=False)
+        if prelude is None and stdlib == "official":  # the one name whose two meanings cannot live side by side
+            self._load(parse("(program (= nextLiquid officialNextLiquid))"), user=False)
         self._load(forms, user=True)
         self._initialize()
         self.frame = self.render()

@@ -134,4 +134,5 @@
     (if (canMove obj (Position 0 1)) then (moveDown obj)
      else (if (canMove obj (Position -1 0)) then (moveLeft obj)
      else (if (canMove obj (Position 1 0)) then (moveRight obj) else obj)))))
+  (= nextLiquid discogymNextLiquid)  ; Interpreter(..., stdlib="official") rebinds it to officialNextLiquid
 )
