@@ -1,7 +1,7 @@
 """``discogym autumn ...``: run an Autumn program and print its frames, or check it."""
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -123,45 +123,77 @@ def check_command(program: ProgramArgument, as_json: JsonOption = False) -> None
 EnvOption = Annotated[list[str] | None, typer.Option("--env", help="Only this environment (repeatable).")]
 
 
+SetOption = Annotated[str, typer.Option("--set", help="The set version: v2 (the default) or v1 (the first).")]
+
+
 @app.command("generate")
 def generate_command(
     out: Annotated[Path, typer.Option(help="The task file to write (JSON).")],
     env: EnvOption = None,
-    seed: Annotated[int, typer.Option(help="Base seed; the packaged set uses 0.")] = 0,
+    seed: Annotated[int, typer.Option(help="Base seed; the packaged sets use 0.")] = 0,
+    set_version: SetOption = "v2",
+    jobs: Annotated[int, typer.Option(min=1, max=64, help="Processes side by side (v2; same result).")] = 2,
 ) -> None:
-    """Generate the WorldTest challenges (MFP, planning, change detection) of the environments."""
+    """Generate the WorldTest challenges (MFP, planning, change detection) of the environments, by the rules of a
+    set version (v2: every environment of the catalogue unless --env; v1: the first 15)."""
     from discogym.suites.autumn.tasks import generate, task_bytes
 
     with user_errors():
-        task_set = generate(env, base_seed=seed)
+        task_set = generate(env, base_seed=seed, version=set_version, jobs=jobs)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(task_bytes(task_set))
     typer.echo(f"{len(task_set.tasks)} tasks written to {out}")
 
 
 @app.command("verify")
-def verify_command(env: EnvOption = None, as_json: JsonOption = False) -> None:
-    """Regenerate the packaged task set (or some environments' tasks) and check it is byte for byte the same."""
-    from discogym.suites.autumn.tasks import TaskSet, generate, packaged_tasks, task_bytes
+def verify_command(
+    env: EnvOption = None,
+    set_versions: Annotated[
+        list[str] | None, typer.Option("--set", help="Only this set version (repeatable; default: every one).")
+    ] = None,
+    jobs: Annotated[int, typer.Option(min=1, max=64, help="Processes side by side (v2; same result).")] = 2,
+    as_json: JsonOption = False,
+) -> None:
+    """Regenerate the packaged task sets (or some environments' tasks) and check they are byte for byte the same;
+    an environment a set does not have is skipped in that set."""
+    from discogym.suites.autumn.tasks import VERSIONS, check_version
 
     with user_errors():
-        packaged = packaged_tasks()
-        in_file = [t.env for t in packaged.tasks]
-        unknown = sorted(set(env or ()) - set(in_file))
-        if unknown:
-            raise UserError(f"no tasks of {', '.join(unknown)} in the packaged set")
-        names = sorted(set(env or in_file), key=in_file.index)  # the file's order
-        made = generate(names, base_seed=packaged.base_seed)
-        stored = TaskSet(base_seed=packaged.base_seed, tasks=[t for t in packaged.tasks if t.env in names])
-        same = task_bytes(made) == task_bytes(stored)
-        differing = [a.id for a, b in zip(made.tasks, stored.tasks, strict=False) if a != b]
+        chosen = set_versions or list(VERSIONS)
+        for version in chosen:
+            check_version(version)
+        results = {version: _verify_set(version, env, jobs) for version in chosen}
+        if env and not any(result["environments"] for result in results.values()):
+            raise UserError(f"no tasks of {', '.join(env)} in the packaged sets")
     if as_json:
-        print_json({"environments": names, "tasks": len(made.tasks), "identical": same, "differing": differing})
+        print_json({"identical": all(r["identical"] for r in results.values()), "sets": results})
     else:
-        verdict = "identical" if same else f"DIFFERENT: {', '.join(differing) or 'the task lists differ'}"
-        typer.echo(f"{len(made.tasks)} tasks of {len(names)} environments regenerated: {verdict}")
-    if not same:
+        for version, result in results.items():
+            differing = result["differing"]
+            verdict = "identical" if result["identical"] else f"DIFFERENT: {', '.join(differing) or 'the lists differ'}"
+            typer.echo(
+                f"{version}: {result['tasks']} tasks of {len(result['environments'])} environments "
+                f"regenerated: {verdict}"
+            )
+    if not all(result["identical"] for result in results.values()):
         raise typer.Exit(1)
+
+
+def _verify_set(version: str, env: list[str] | None, jobs: int) -> dict[str, Any]:
+    """Regenerate one packaged set (or its tasks of ``env``) and compare the bytes."""
+    from discogym.suites.autumn.tasks import TaskSet, generate, packaged_tasks, task_bytes
+
+    packaged = packaged_tasks(version)
+    in_file = [t.env for t in packaged.tasks]
+    names = sorted(set(env or in_file) & set(in_file), key=in_file.index)  # the file's order
+    if not names:
+        return {"environments": [], "tasks": 0, "identical": True, "differing": []}
+    made = generate(names, base_seed=packaged.base_seed, version=version, jobs=jobs)
+    stored = packaged.model_copy(update={"tasks": [t for t in packaged.tasks if t.env in names]})
+    assert isinstance(stored, TaskSet)
+    same = task_bytes(made) == task_bytes(stored)
+    differing = [a.id for a, b in zip(made.tasks, stored.tasks, strict=False) if a != b]
+    return {"environments": names, "tasks": len(made.tasks), "identical": same, "differing": differing}
 
 
 @app.command("baseline")
@@ -169,6 +201,7 @@ def baseline_command(
     runs: Annotated[int, typer.Option(min=1, max=10_000, help="Random runs per environment.")] = 50,
     timeout: Annotated[int, typer.Option(min=1, max=100_000, help="Steps per run.")] = 1000,
     env: EnvOption = None,
+    set_version: SetOption = "v2",
     as_json: JsonOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
@@ -182,7 +215,7 @@ def baseline_command(
     from discogym.suites.autumn.tasks import packaged_tasks
 
     with user_errors():
-        tasks = packaged_tasks()
+        tasks = packaged_tasks(set_version)
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=Console(stderr=True), disable=quiet or as_json) as progress:
             bar = progress.add_task("random baseline", total=runs * len(baseline_envs(tasks, env)))
@@ -192,19 +225,36 @@ def baseline_command(
 
             rows = random_baseline(tasks, runs=runs, timeout=timeout, envs=env, on_run=advance)
     if as_json:
-        print_json({"runs": runs, "timeout": timeout, "environments": [row.document() for row in rows]})
+        documents = [row.document() for row in rows]
+        print_json(
+            {"set": set_version, "runs": runs, "timeout": timeout, "environments": documents, "means": _means(rows)}
+        )
         return
 
     def cell(value: float | None, digits: int) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
-    typer.echo(f"random agent, {runs} runs of at most {timeout} steps per environment")
-    typer.echo(f"{'environment':<12} {'P(trigger)':>10} {'steps':>7} {'P(goal)':>8} {'steps':>7}")
+    typer.echo(f"random agent, {runs} runs of at most {timeout} steps per environment (set {set_version})")
+    typer.echo(f"{'environment':<12} {'P(trigger)':>10} {'steps':>7} {'P(goal)':>8} {'steps':>7} {'P(in limit)':>11}")
     for row in rows:
         typer.echo(
             f"{row.env:<12} {cell(row.p_trigger, 2):>10} {cell(row.steps_to_trigger, 0):>7} "
-            f"{cell(row.p_goal, 2):>8} {cell(row.steps_to_goal, 0):>7}"
+            f"{cell(row.p_goal, 2):>8} {cell(row.steps_to_goal, 0):>7} {cell(row.p_goal_in_limit, 2):>11}"
         )
+    means = _means(rows)
+    typer.echo(
+        f"{'mean':<12} {cell(means['p_trigger'], 2):>10} {'':>7} {cell(means['p_goal'], 2):>8} {'':>7} "
+        f"{cell(means['p_goal_in_limit'], 2):>11}"
+    )
+
+
+def _means(rows: list[Any]) -> dict[str, float | None]:
+    """The mean of each probability over the environments that have it."""
+    from statistics import fmean
+
+    keys = ("p_trigger", "p_goal", "p_goal_in_limit")
+    values = {key: [getattr(row, key) for row in rows if getattr(row, key) is not None] for key in keys}
+    return {key: (fmean(found) if found else None) for key, found in values.items()}
 
 
 @app.command("envs")

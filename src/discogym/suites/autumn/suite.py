@@ -1,5 +1,6 @@
 """The autumn suite (WorldTest / AutumnBench): explore a grid world without reward, then pass a test of one of
-three kinds. Tasks: three per environment, frozen in tasks/tasks.json."""
+three kinds. Tasks: three per environment, frozen in two set versions: tasks/tasks.json (v1, the first 15
+environments) and tasks/tasks-v2.json (v2, the default: challenges that discriminate)."""
 
 from functools import cache
 from pathlib import Path
@@ -14,12 +15,12 @@ from discogym.core.report_tables import ReportTable
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
 from discogym.suites.autumn import agents
-from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
+from discogym.suites.autumn.catalog import env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time
 from discogym.suites.autumn.env import TASK_BRIEF, Presentation, WorldTestEnv
 from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.metrics import exploration
-from discogym.suites.autumn.tasks import KINDS, AutumnTask, packaged_tasks, read_tasks
+from discogym.suites.autumn.tasks import DEFAULT_VERSION, KINDS, VERSIONS, AutumnTask, packaged_tasks, read_tasks
 from discogym.suites.autumn.verdict import recompute
 
 ALL = "all"
@@ -49,23 +50,39 @@ def task_of(task: AutumnTask, split: str) -> Task:
         split=split,
         brief=TASK_BRIEF,
         params={"env": task.env},
-        ground_truth={"task": task.model_dump(mode="json"), "category": env_info(task.env).category},
+        ground_truth={"task": task.model_dump(mode="json", exclude_none=True), "category": env_info(task.env).category},
     )
 
 
 @cache
 def _load(split: str) -> tuple[Task, ...]:
-    if split == ALL:
-        tasks = packaged_tasks().tasks
-    elif split in KINDS:
-        tasks = [t for t in packaged_tasks().tasks if t.kind == split]
-    elif split in {info.name for info in CATALOG}:
-        tasks = [t for t in packaged_tasks().tasks if t.env == split]
-    elif Path(split).suffix == ".json":
-        tasks = read_tasks(Path(split)).tasks
-    else:
-        raise UserError(f"unknown split {split!r}: all, mfp, planning, cd, an environment's name or a task file")
+    if Path(split).suffix == ".json":
+        return tuple(task_of(task, split) for task in read_tasks(Path(split)).tasks)
+    chosen, version = parse_split(split)
+    tasks = packaged_tasks(version).tasks
+    if chosen in KINDS:
+        tasks = [t for t in tasks if t.kind == chosen]
+    elif chosen != ALL:
+        tasks = [t for t in tasks if t.env == chosen]
     return tuple(task_of(task, split) for task in tasks)
+
+
+def parse_split(split: str) -> tuple[str, str]:
+    """A split's selection (all, a kind or an environment) and set version: ``NAME`` picks from the default set
+    (the newest), ``NAME-v1`` or ``NAME-v2`` from that version, ``v1`` or ``v2`` alone is all of it."""
+    if split in VERSIONS:
+        return ALL, split
+    name, _, version = split.rpartition("-")
+    if not name or version not in VERSIONS:
+        name, version = split, DEFAULT_VERSION
+    envs = {t.env for t in packaged_tasks(version).tasks}
+    if name != ALL and name not in KINDS and name not in envs:
+        raise UserError(
+            f"unknown split {split!r}: all, mfp, planning, cd or an environment's name of the set, optionally "
+            f"followed by a set version ({', '.join(f'-{v}' for v in VERSIONS)}; default {DEFAULT_VERSION}), "
+            "a version alone, or a task file (.json)"
+        )
+    return name, version
 
 
 def autumn_task(task: Task) -> AutumnTask:
@@ -84,7 +101,8 @@ class AutumnSuite(Suite):
     human_percentile = 80.0  # the paper's human baseline: the 80th percentile of people's scores per problem
 
     def splits(self) -> list[str]:
-        return [ALL, *KINDS]
+        older = [v for v in VERSIONS if v != DEFAULT_VERSION]
+        return [ALL, *KINDS, *older, *(f"{kind}-{v}" for v in older for kind in KINDS)]
 
     def tasks(self, split: str) -> list[Task]:
         return list(_load(split))
@@ -101,7 +119,7 @@ class AutumnSuite(Suite):
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         challenge = autumn_task(task)
-        return {"task": challenge.model_dump(mode="json"), "program": program_source(challenge.env)}
+        return {"task": challenge.model_dump(mode="json", exclude_none=True), "program": program_source(challenge.env)}
 
     def score(self, episode: Episode) -> Score:
         return score(episode)
