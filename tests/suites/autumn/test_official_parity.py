@@ -43,6 +43,7 @@ def test_every_listed_difference_has_a_recorded_case():
         "stdlib_liquid",
         "on_condition_list",
         "assign_other_kind",
+        "all_objects_order",
     }
 
 
@@ -50,7 +51,8 @@ def test_every_listed_difference_has_a_recorded_case():
 def test_ours_gives_the_official_frames(path):
     case = load(path)
     actions = [parse_action(a) for a in case["actions"]]
-    ours = parity.run_ours(case["program"], case["seed"], actions, stdlib="official")
+    order = case.get("order", "program")  # all_objects_order needs the official order of the globals
+    ours = parity.run_ours(case["program"], case["seed"], actions, stdlib="official", order=order)
     assert ours.frames == case["frames"], case["note"]
     if case["error"] is None:
         assert ours.error is None, ours.error

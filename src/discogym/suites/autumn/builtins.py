@@ -72,6 +72,8 @@ def _events(registry: _Registry) -> None:
     def clicked(*target: Any) -> bool:
         if interp.event is None or interp.event[0] != "click":
             return False
+        if interp.global_map is not None:  # officially `click` becomes a global when clicked sees a click
+            interp.global_map.insert("click")
         if not target:
             return True
         spot = Position(interp.event[1], interp.event[2])
@@ -200,7 +202,7 @@ def _grid(registry: _Registry) -> None:
         p = _position(value, "isWithinBounds")  # officially any Position is within bounds (it has no cells)
         return _inside(interp, p.x, p.y)
 
-    define("allObjs", (0,))(lambda: tuple(interp.objects()))
+    define("allObjs", (0,))(lambda: tuple(interp.all_objects()))
     define("renderAll", (0,))(lambda: tuple(c for obj in interp.objects() for c in interp.cells_of(obj)))
 
     @define("render", (1,))
@@ -247,7 +249,7 @@ def _objects(registry: _Registry) -> None:
             obj = _instance(target, "removeObj")
             for name, value in list(interp.globals.items()):
                 if isinstance(value, Instance) and value.id == obj.id:
-                    del interp.globals[name]
+                    interp.forget(name)
             return None
         items = _list(target, "removeObj")
         which = rest[0]
@@ -336,7 +338,7 @@ def _free_space(registry: _Registry) -> None:
         near = obj if isinstance(obj, tuple) else (obj,)
         origins = [_instance(n, "adjacentObjs").origin for n in near]
         return registry.made(
-            tuple(x for x in interp.objects() if any(_manhattan(x.origin, o) <= reach for o in origins))
+            tuple(x for x in interp.all_objects() if any(_manhattan(x.origin, o) <= reach for o in origins))
         )
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_FLAVOR",
     "FLAVORS",
     "Flavor",
+    "OfficialMap",
     "bucket_count_after_growth",
     "libcxx_hash",
     "libcxx_hash32",
@@ -383,6 +384,14 @@ class _NodeList:
         """The nodes in iteration order."""
         return [name for run in self.runs for name in run]
 
+    def remove(self, name: str, bucket: int) -> None:
+        """Unlink a node (both libraries leave the other nodes in their order; an emptied bucket's run goes)."""
+        run = self.run_of[bucket]
+        run.remove(name)
+        if not run:
+            del self.run_of[bucket]
+            self.runs.remove(run)
+
 
 def _rehash_libstdcxx(nodes: _NodeList, hashes: dict[str, int], buckets: int) -> _NodeList:
     """libstdc++'s rehash: take the nodes in list order and insert each into the new, empty bucket array by the
@@ -424,20 +433,43 @@ def official_order(names: Sequence[str], flavor: Flavor = DEFAULT_FLAVOR) -> lis
     A name given twice is inserted once, at its first position (a second ``operator[]`` only overwrites the value),
     so the result lists each distinct name once.
     """
-    try:
-        hash_name = _HASHES[flavor]
-    except KeyError:
-        raise ValueError(f"unknown flavor {flavor!r}; expected one of {FLAVORS}") from None
-    rehash = _rehash_libstdcxx if flavor == "libstdc++" else _rehash_libcxx
-    buckets = _INITIAL_BUCKET_COUNT[flavor]
-    nodes = _NodeList()
-    hashes: dict[str, int] = {}
+    table = OfficialMap(flavor)
     for name in names:
-        if name in hashes:
-            continue
-        if not hashes or len(hashes) + 1 > buckets:
-            buckets = bucket_count_after_growth(flavor, buckets)
-            nodes = rehash(nodes, hashes, buckets)
-        hashes[name] = hash_name(name)
-        nodes.insert(name, hashes[name] % buckets)
-    return nodes.names()
+        table.insert(name)
+    return table.names()
+
+
+class OfficialMap:
+    """The iteration order of a default-constructed ``std::unordered_map<std::string, T>`` of ``flavor`` through
+    insertions (``operator[]``: a name already present keeps its place) and erasures."""
+
+    def __init__(self, flavor: Flavor = DEFAULT_FLAVOR) -> None:
+        try:
+            self._hash = _HASHES[flavor]
+        except KeyError:
+            raise ValueError(f"unknown flavor {flavor!r}; expected one of {FLAVORS}") from None
+        self.flavor = flavor
+        self._rehash = _rehash_libstdcxx if flavor == "libstdc++" else _rehash_libcxx
+        self._buckets = _INITIAL_BUCKET_COUNT[flavor]
+        self._nodes = _NodeList()
+        self._hashes: dict[str, int] = {}
+
+    def insert(self, name: str) -> None:
+        """Insert ``name`` unless present; the map grows first when it never has, or when it would be fuller
+        than its bucket count."""
+        if name in self._hashes:
+            return
+        if self._buckets == _INITIAL_BUCKET_COUNT[self.flavor] or len(self._hashes) + 1 > self._buckets:
+            self._buckets = bucket_count_after_growth(self.flavor, self._buckets)
+            self._nodes = self._rehash(self._nodes, self._hashes, self._buckets)
+        self._hashes[name] = self._hash(name)
+        self._nodes.insert(name, self._hashes[name] % self._buckets)
+
+    def erase(self, name: str) -> None:
+        """Erase ``name`` if present (the bucket count never shrinks)."""
+        if name in self._hashes:
+            self._nodes.remove(name, self._hashes.pop(name) % self._buckets)
+
+    def names(self) -> list[str]:
+        """The names in iteration order."""
+        return self._nodes.names()

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, Literal
 
 from discogym.suites.autumn import builtins
-from discogym.suites.autumn.compat import DEFAULT_FLAVOR, Flavor, official_order
+from discogym.suites.autumn.compat import DEFAULT_FLAVOR, Flavor, OfficialMap, official_order
 from discogym.suites.autumn.sexpr import (
     INT_MAX,
     INT_MIN,
@@ -137,6 +137,7 @@ class Interpreter:
         self._deadline = 0.0
         self._builtins = builtins.make(self)
         self._user_names: dict[str, None] = {}  # the program's own names, in first-definition order
+        self.global_map: OfficialMap | None = None  # compatibility mode: the official map of globals
         library = _parsed_library(builtins.PRELUDE if prelude is None else prelude)
         forms = parse(source)
         # names only the globals can hold are looked up there directly (scope is dynamic: any other is searched
@@ -250,6 +251,19 @@ class Interpreter:
             order = self._program_order(self._definitions) + self.state_order
         for name in order:
             self.globals[name] = self._guard(codes[name], self.root)
+        self.global_map = None if self.order == "program" else self._official_globals()
+
+    def _official_globals(self) -> OfficialMap:
+        """The official interpreter's map of globals after its start: its built-ins, its library's definitions,
+        a flag of its own, the program's plain globals as read, the state variables in INIT order, and the cache
+        its first rendering leaves."""
+        table = OfficialMap(self.flavor)
+        plain = [name for name in self._user_names if name in self._definitions]
+        for name in (*OFFICIAL_BUILTIN_NAMES, *OFFICIAL_LIBRARY_NAMES, "SpecialConditionTriggered", *plain):
+            table.insert(name)
+        for name in (*self.state_order, "cacheRendered"):
+            table.insert(name)
+        return table
 
     def _state_order(self) -> list[str]:
         """The order of the state variables' INIT and NEXT: program order, or in compatibility mode the
@@ -280,8 +294,8 @@ class Interpreter:
         self.updated = set()
         self._start_budget()
         for clause in self.on_clauses:
-            if self._condition(clause):
-                self._guard(clause.body, Frame({}, self.root))
+            if self._condition(clause):  # at the top of a body, as officially, a new name is a new global
+                self._guard(clause.body, self.root)
         state = self._state
         globals_ = self.globals
         for name in self.state_order:  # a variable removed (removeObj) is no longer defined: no NEXT for it
@@ -347,15 +361,27 @@ class Interpreter:
         return state + [n for n in self._program_order(self._definitions) if n not in known]
 
     def objects(self) -> list[Instance]:
-        """Every object held by a global, in paint order."""
+        """Every object held by a global (in lists, and lists in lists, too), in paint order."""
         found: list[Instance] = []
         for name in self.rendered_names():
-            value = self.globals.get(name)
-            if isinstance(value, Instance):
-                found.append(value)
-            elif isinstance(value, tuple):
-                found += [v for v in value if isinstance(v, Instance)]
+            _instances(self.globals.get(name), found)
         return found
+
+    def all_objects(self) -> list[Instance]:
+        """``(allObjs)``: every object held by a global; in compatibility mode in the order of the official
+        interpreter's hash map of globals (compat.OfficialMap), else in paint order."""
+        if self.global_map is None:
+            return self.objects()
+        found: list[Instance] = []
+        for name in self.global_map.names():
+            _instances(self.globals.get(name), found)
+        return found
+
+    def forget(self, name: str) -> None:
+        """Remove the global ``name`` (one-argument ``removeObj``)."""
+        del self.globals[name]
+        if self.global_map is not None:
+            self.global_map.erase(name)
 
     def cells_of(self, instance: Instance) -> list[Cell]:
         """An object's cells at their grid positions."""
@@ -612,6 +638,8 @@ class Interpreter:
             self.updated.add(name)
             return
         frame.names[name] = value
+        if frame is self.root and self.global_map is not None:  # a new global (e.g. one removeObj removed)
+            self.global_map.insert(name)
 
     def _field(self, expr: SList) -> Code:
         if len(expr.items) != 3 or not isinstance(expr.items[2], Symbol):
@@ -723,6 +751,25 @@ class Interpreter:
         return self.rng_state % n
 
 
+# The globals Autumn.cpp defines before a program's, in its order (the names only, for the order of its hash map
+# of globals in compatibility mode): its native built-ins, then its standard library's definitions.
+OFFICIAL_BUILTIN_NAMES = (
+    "GRID_SIZE", "map", "concat", "filter", "foldl", "length", "head", "at", "tail", "renderAll", "defined",
+    "arrayEqual", "sqrt", "prev", "any", "isList", "uniformChoice", "adjPositions", "addObj", "isFreePos", "range",
+    "print", "removeObj", "updateObj", "randomPositions", "allPositions", "clicked", "left", "right", "up", "down",
+    "isWithinBounds", "allObjs", "rotate",
+)  # fmt: skip
+OFFICIAL_LIBRARY_NAMES = (
+    "GRID_SIZE", "FRAME_RATE", "background", "move", "moveRight", "moveLeft", "moveUp", "moveDown",
+    "moveNoCollision", "moveCanCollision", "rotateNoCollision", "movePos", "moveRightPos", "moveLeftPos",
+    "moveUpPos", "moveDownPos", "abs", "sign", "vcat", "deltaPos", "rect", "displacement", "deltaElem", "deltaObj",
+    "adjacentElem", "adjacentPoss", "adjacentTwoObjs", "adjacentPossDiag", "adjacentTwoObjsDiag", "adjacentObjs",
+    "adjacentObjsDiag", "adj", "objClicked", "sqdist", "unitVector", "unitVectorObjPos", "unitVectorSinglePos",
+    "max", "min", "closest", "closestPos", "renderValue", "sum", "intersectsElems", "intersectsPosElems",
+    "intersectsPosPoss", "intersects", "isFree", "in", "isFreeExcept", "isFreePosExceptObj",
+    "isFreeRangeExceptObj", "moveLeftNoCollision", "moveRightNoCollision", "moveUpNoCollision",
+    "moveDownNoCollision", "nextSolid", "nextLiquidClosestHole", "nextLiquid", "nextLiquidMoveClosestHole",
+)  # fmt: skip
 SPECIAL_FORMS = {
     "if": "_if",
     "let": "_let",
@@ -801,6 +848,14 @@ def field_of(value: Any, name: str) -> Any:
         if name in ("x", "y"):
             return value.position.x if name == "x" else value.position.y
     raise AutumnError(f"{describe(value)} has no field {name!r}")
+
+
+def _instances(value: Any, found: list[Instance]) -> None:
+    if isinstance(value, Instance):
+        found.append(value)
+    elif isinstance(value, tuple):
+        for item in value:
+            _instances(item, found)
 
 
 def _same_kind(name: str, old: Any, new: Any, node: Node | None = None) -> None:
