@@ -386,9 +386,16 @@ def make_planning_v2(source: str, seed: int, attempts: int = 5) -> PlanningTask 
     return None
 
 
-def _cells_shown(runs: Iterable[list[Grid]]) -> set[tuple[int, int, str]]:
-    """Every (x, y, colour) some frame of the runs shows."""
-    return {(x, y, c) for frames in runs for frame in frames for y, row in enumerate(frame) for x, c in enumerate(row)}
+def _cells_shown(runs: Iterable[list[Grid]], start: Grid) -> set[tuple[int, int, str]]:
+    """Every (x, y, colour) some frame of the runs shows that differs from ``start`` (rows equal to the start's
+    are skipped whole): the only cells a goal can hold."""
+    shown: set[tuple[int, int, str]] = set()
+    for frames in runs:
+        for frame in frames:
+            for y, row in enumerate(frame):
+                if row != start[y]:
+                    shown.update((x, y, c) for x, c in enumerate(row) if c != start[y][x])
+    return shown
 
 
 def planning_limit(length: int) -> int:
@@ -399,16 +406,14 @@ def planning_limit(length: int) -> int:
 def _try_planning_v2(source: str, seed: int, horizon: int, rng: np.random.Generator) -> PlanningTask | None:
     actions = explore(source, seed, rng, horizon)
     frames = play(source, actions, seed)
-    waited = _cells_shown([play(source, [None] * planning_limit(horizon), seed)])
-    lucky = _cells_shown(
-        play(
-            source,
-            random_actions(np.random.default_rng([seed, 14, run]), len(frames[0]), planning_limit(horizon)),
-            seed,
-        )
-        for run in range(LUCKY_RUNS)
-    )
     start = frames[0]
+    limit = planning_limit(horizon)
+    waited = _cells_shown([play(source, [None] * limit, seed)], start)
+    runs = (
+        play(source, random_actions(np.random.default_rng([seed, 14, r]), len(start), limit), seed)
+        for r in range(LUCKY_RUNS)
+    )
+    lucky = _cells_shown(runs, start)
     for k in [int(i) for i in rng.permutation(np.arange(horizon // 2, horizon + 1))][:FARTHEST]:
         changed = [(x, y, c) for y, row in enumerate(frames[k]) for x, c in enumerate(row) if c != start[y][x]]
         unwaited = [cell for cell in changed if cell not in waited]
