@@ -40,8 +40,8 @@ def test_unique_action_fractions_count_each_click_position_once():
 
 
 def test_the_random_baseline_is_deterministic_and_in_range():
-    rows = random_baseline(packaged_tasks(), runs=3, timeout=150, envs=["counter", "keydoor"])
-    again = random_baseline(packaged_tasks(), runs=3, timeout=150, envs=["counter", "keydoor"])
+    rows = random_baseline(packaged_tasks("v1"), runs=3, timeout=150, envs=["counter", "keydoor"])
+    again = random_baseline(packaged_tasks("v1"), runs=3, timeout=150, envs=["counter", "keydoor"])
     assert rows == again and [r.env for r in rows] == ["counter", "keydoor"]  # the task file's order
     for row in rows:
         assert row.p_trigger is not None and 0 <= row.p_trigger <= 1

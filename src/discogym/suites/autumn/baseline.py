@@ -10,7 +10,9 @@ agent's chance of solving it.
 """
 
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from multiprocessing import get_context
 from statistics import fmean
 
 import numpy as np
@@ -77,29 +79,46 @@ def random_baseline(
     timeout: int = 1000,
     envs: list[str] | None = None,
     on_run: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> list[BaselineRow]:
     """The table, one row per environment of the task set (in its order). ``on_run`` is told the environment
-    after each of its runs (for a progress bar)."""
+    after each of its runs (for a progress bar; with ``jobs`` > 1 processes, after each environment, once per
+    run). The rows do not depend on ``jobs``."""
+    names = baseline_envs(task_set, envs)
+    if jobs <= 1 or len(names) <= 1:
+        return [_env_row(task_set, index, name, runs, timeout, on_run) for index, name in enumerate(names)]
     rows = []
-    for index, name in enumerate(baseline_envs(task_set, envs)):
-        source = program_source(name)
-        by_kind = {t.kind: t.challenge for t in task_set.tasks if t.env == name}
-        change, goal = by_kind.get("cd"), by_kind.get("planning")
-        triggered: list[int | None] = []
-        reached: list[int | None] = []
-        for run in range(runs):
-            if isinstance(change, ChangeTask):
-                rng = np.random.default_rng([7, index, run, 0])
-                triggered.append(_first_change(source, change, rng, change.seed + run, timeout))
-            if isinstance(goal, PlanningTask):
-                rng = np.random.default_rng([7, index, run, 1])
-                reached.append(_first_goal(source, goal, rng, goal.seed + run, timeout))
-            if on_run is not None:
-                on_run(name)
-        limit = goal.step_limit if isinstance(goal, PlanningTask) else timeout
-        in_limit = [r if r is not None and r <= limit else None for r in reached]
-        rows.append(BaselineRow(name, runs, timeout, *_rate(triggered), *_rate(reached), _rate(in_limit)[0]))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        count = len(names)
+        for row in pool.map(_env_row, [task_set] * count, range(count), names, [runs] * count, [timeout] * count):
+            rows.append(row)
+            for _ in range(runs):
+                if on_run is not None:
+                    on_run(row.env)
     return rows
+
+
+def _env_row(
+    task_set: TaskSet, index: int, name: str, runs: int, timeout: int, on_run: Callable[[str], None] | None = None
+) -> BaselineRow:
+    """One environment's row (``index``: its place among the measured environments, which seeds its runs)."""
+    source = program_source(name)
+    by_kind = {t.kind: t.challenge for t in task_set.tasks if t.env == name}
+    change, goal = by_kind.get("cd"), by_kind.get("planning")
+    triggered: list[int | None] = []
+    reached: list[int | None] = []
+    for run in range(runs):
+        if isinstance(change, ChangeTask):
+            rng = np.random.default_rng([7, index, run, 0])
+            triggered.append(_first_change(source, change, rng, change.seed + run, timeout))
+        if isinstance(goal, PlanningTask):
+            rng = np.random.default_rng([7, index, run, 1])
+            reached.append(_first_goal(source, goal, rng, goal.seed + run, timeout))
+        if on_run is not None:
+            on_run(name)
+    limit = goal.step_limit if isinstance(goal, PlanningTask) else timeout
+    in_limit = [r if r is not None and r <= limit else None for r in reached]
+    return BaselineRow(name, runs, timeout, *_rate(triggered), *_rate(reached), _rate(in_limit)[0])
 
 
 def _rate(results: list[int | None]) -> tuple[float | None, float | None]:

@@ -202,6 +202,7 @@ def baseline_command(
     timeout: Annotated[int, typer.Option(min=1, max=100_000, help="Steps per run.")] = 1000,
     env: EnvOption = None,
     set_version: SetOption = "v2",
+    jobs: Annotated[int, typer.Option(min=1, max=64, help="Processes side by side (same result).")] = 1,
     as_json: JsonOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
@@ -223,7 +224,7 @@ def baseline_command(
             def advance(name: str) -> None:
                 progress.update(bar, advance=1, description=f"random baseline: {name}")
 
-            rows = random_baseline(tasks, runs=runs, timeout=timeout, envs=env, on_run=advance)
+            rows = random_baseline(tasks, runs=runs, timeout=timeout, envs=env, on_run=advance, jobs=jobs)
     if as_json:
         documents = [row.document() for row in rows]
         print_json(
