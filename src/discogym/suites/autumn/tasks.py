@@ -118,7 +118,7 @@ def _env_tasks_v2(name: str, base_seed: int) -> list[AutumnTask]:
     """The second set's three tasks of one environment: seeds derive from its name, the kind and the base seed
     (never from its place in the catalogue)."""
     source = program_source(name)
-    numbers = task_numbers(name, base_seed, "v2")
+    numbers = task_numbers(name, base_seed)
     made = [
         _first(
             name, source, kind, derive_seed("autumn", "v2", name, kind, base_seed) % 1_000_000, numbers[kind], MAKERS_V2
@@ -128,12 +128,11 @@ def _env_tasks_v2(name: str, base_seed: int) -> list[AutumnTask]:
     return sorted(made, key=lambda task: task.id)
 
 
-def task_numbers(env: str, base_seed: int, version: str = "v1") -> dict[str, int]:
+def task_numbers(env: str, base_seed: int) -> dict[str, int]:
     """The number (1 to 3) in the id of each kind's task of ``env``: a permutation drawn from the environment's
-    name, the base seed and (from v2 on) the set version (never from ``hash()``), so the numbers say nothing
-    about the kinds."""
-    parts: tuple[object, ...] = ("autumn", "task-numbers", env, base_seed) + (() if version == "v1" else (version,))
-    order = make_rng(*parts).permutation(len(KINDS))
+    name and the base seed (never from ``hash()``), so the numbers say nothing about the kinds. Every set version
+    numbers an environment's kinds alike (``ball-1`` is its MFP task in v1 and in v2)."""
+    order = make_rng("autumn", "task-numbers", env, base_seed).permutation(len(KINDS))
     return {kind: int(number) + 1 for kind, number in zip(KINDS, order, strict=True)}
 
 
