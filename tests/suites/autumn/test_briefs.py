@@ -16,7 +16,10 @@ from discogym.suites.autumn.tasks import KINDS, generate, task_numbers
 
 KIND_WORDS = re.compile(r"\b(mfp|cd|mask\w*|predict\w*|plan\w*|chang\w*|detect\w*|goal\w*|target\w*|option\w*)\b")
 # Words of the interface itself (the actions, the grid), which a description may use too.
-INTERFACE_WORDS = {"click", "left", "right", "down", "grid", "cells", "colour", "shown", "with"}
+# Common words the brief itself uses ("rows of colour names", "only", "then"...) are no rule either.
+INTERFACE_WORDS = {"click", "left", "right", "down", "grid", "cells", "colour", "shown", "with"} | {
+    "that", "only", "from", "then", "rows",
+}  # fmt: skip
 
 
 def rule_keywords(env: str) -> set[str]:
