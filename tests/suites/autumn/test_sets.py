@@ -26,13 +26,13 @@ from discogym.suites.autumn.challenges import (
     verify_planning,
 )
 from discogym.suites.autumn.suite import parse_split
-from discogym.suites.autumn.tasks import DEFAULT_VERSION, V1_ENVS, generate, packaged_tasks
+from discogym.suites.autumn.tasks import DEFAULT_VERSION, V1_ENVS, AutumnTask, generate, packaged_tasks
 from tests.conftest import run_discogym
 
 V2 = packaged_tasks("v2").tasks
 
 
-def of_kind(kind: str) -> list:
+def of_kind(kind: str) -> list[AutumnTask]:
     return [t for t in V2 if t.kind == kind]
 
 
