@@ -95,7 +95,7 @@ class AutumnSuite(Suite):
     name = "autumn"
     aliases = ("autumnbench", "worldtest")
     description = "explore a grid world without reward, then pass a test it did not know about (AutumnBench)"
-    version = "1"  # docs/autumn.md, "Versions"
+    version = "2"  # docs/autumn.md, "Versions"
     frame_rate_play = True  # the paper's GUI runs at the environment's frame rate, with automatic noops
     people_condition = "people"
     human_percentile = 80.0  # the paper's human baseline: the 80th percentile of people's scores per problem
