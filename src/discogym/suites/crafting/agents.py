@@ -1,4 +1,5 @@
-"""The crafting suite's reference agent: Plancraft's planner, played action by action."""
+"""The crafting suite's reference agents: Plancraft's planner, played action by action, and the same recipes
+in fewer actions (the action-level optimizer)."""
 
 from collections.abc import Sequence
 
@@ -14,7 +15,8 @@ class PlannerAgent(Agent):
     """Plays the planner's actions for the table it is given (the suite's hints); calls ``impossible``
     when there is no plan, or stops if the condition offers no such tool."""
 
-    def __init__(self) -> None:
+    def __init__(self, optimized: bool = False) -> None:
+        self.optimized = optimized
         self.actions: list[PlannedAction] = []
         self.no_plan = False
         self.can_give_up = False
@@ -28,9 +30,14 @@ class PlannerAgent(Agent):
             index = slot_index(entry["slot"])
             assert index is not None
             slots[index] = (entry["item"], int(entry["quantity"]))
-        plan = make_plan(recipe_book(), hints["target"], slots)
+        book = recipe_book()
+        plan = make_plan(book, hints["target"], slots)
         self.no_plan = plan is None
         self.actions = [] if plan is None else list(plan.actions)
+        if plan is not None and self.optimized:
+            from discogym.suites.crafting.optimizer import optimize_actions
+
+            self.actions = list(optimize_actions(book, hints["target"], slots, plan.actions))
         self.can_give_up = any(spec.name == "impossible" for spec in context.tools)
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
@@ -48,3 +55,8 @@ class PlannerAgent(Agent):
 def make_planner(options: AgentOptions) -> Agent:
     """The ``planner`` reference agent."""
     return PlannerAgent()
+
+
+def make_optimizer(options: AgentOptions) -> Agent:
+    """The ``optimizer`` reference agent: the planner's recipes in the optimizer's actions."""
+    return PlannerAgent(optimized=True)

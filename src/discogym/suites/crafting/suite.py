@@ -124,7 +124,7 @@ class CraftingSuite(Suite):
         return CraftingEnv(recipe_book(), str(task.params["target"]), slots_of(task), presentation, seed)
 
     def reference_agents(self) -> dict[str, AgentFactory]:
-        return {"planner": agents.make_planner}
+        return {"planner": agents.make_planner, "optimizer": agents.make_optimizer}
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         return {"target": task.params["target"], "slots": task.params["slots"]}
