@@ -49,6 +49,7 @@ bench: install
 	$(BIN)/python benchmarks/llm_overhead.py
 	$(BIN)/python benchmarks/petri_sims.py
 	$(BIN)/python benchmarks/crafting_env.py
+	$(BIN)/python benchmarks/crafting_plan_lengths.py
 	$(BIN)/python benchmarks/redstone_engine.py
 	$(BIN)/python benchmarks/redstone_suite.py
 	$(BIN)/python benchmarks/redstone_scientist.py
