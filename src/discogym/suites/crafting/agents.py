@@ -60,3 +60,10 @@ def make_planner(options: AgentOptions) -> Agent:
 def make_optimizer(options: AgentOptions) -> Agent:
     """The ``optimizer`` reference agent: the planner's recipes in the optimizer's actions."""
     return PlannerAgent(optimized=True)
+
+
+def make_wiki_planner(options: AgentOptions) -> Agent:
+    """The ``wiki-planner`` reference agent: finds recipes only through the wiki condition's ``search``."""
+    from discogym.suites.crafting.wiki_agent import WikiPlannerAgent
+
+    return WikiPlannerAgent()

@@ -6,6 +6,7 @@ target is in a slot other than ``[0]`` (``crafted``), when the agent calls ``imp
 """
 
 import base64
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.env import Env, Limits
 from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
-from discogym.suites.crafting import prompt, text
+from discogym.suites.crafting import prompt, text, wiki
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
 
@@ -33,6 +34,8 @@ class Presentation(BaseModel):
     tools: tuple[str, ...] = text.ACTION_ORDER
     observation: Literal["text", "image"] = "text"
     resolution: Resolution = "high"
+    # what ``search`` does: the oracle (every recipe of the named item) or BM25 over the generated wiki
+    retrieval: Literal["oracle", "wiki"] = Field(default="oracle", exclude_if=lambda value: value == "oracle")
 
 
 class SlotActionArgs(ToolArgs):
@@ -47,6 +50,16 @@ class ThinkArgs(ToolArgs):
 
 class SearchArgs(ToolArgs):
     item: str = Field(description="the item whose recipes to look up, e.g. oak_planks")
+
+
+class WikiSearchArgs(ToolArgs):
+    item: str = Field(description="what to search the recipe wiki for: an item name, e.g. oak_planks, or words")
+
+
+WIKI_SEARCH_DESCRIPTION = (
+    f"Search the recipe wiki (BM25 over one page per item); returns the text of the {wiki.TOP_K} best-matching "
+    "pages, each with the item's crafting and smelting recipes and what it is used in"
+)
 
 
 class ImpossibleArgs(ToolArgs):
@@ -91,13 +104,25 @@ class CraftingEnv(Env):
         return self.images()
 
     def tools(self) -> list[Tool]:
-        return [self._declared_tools[name] for name in self.presentation.tools]
+        tools = [self._declared_tools[name] for name in self.presentation.tools]
+        if self.presentation.retrieval == "wiki":
+            wiki_search = dataclasses.replace(
+                self._declared_tools["search"],
+                description=WIKI_SEARCH_DESCRIPTION,
+                args_model=WikiSearchArgs,
+                method="wiki_search",
+            )
+            tools = [wiki_search if t.name == "search" else t for t in tools]
+        return tools
 
     def system_prompt(self) -> str:
         return prompt.tool_prompt(images=self.presentation.observation == "image")
 
     def text_prompt(self) -> str:
-        return prompt.system_prompt(self.presentation.tools, images=self.presentation.observation == "image")
+        shown = prompt.system_prompt(self.presentation.tools, images=self.presentation.observation == "image")
+        if self.presentation.retrieval == "wiki":
+            shown += f"\n\nIn this game, search returns the {wiki.TOP_K} recipe wiki pages that best match your words."
+        return shown
 
     def parse_text_action(self, message: str) -> ToolCall:
         return text.parse_action(message, self.presentation.tools)
@@ -149,6 +174,14 @@ class CraftingEnv(Env):
     @tool(SearchArgs, description=text.DESCRIPTIONS["search"])
     def search(self, args: SearchArgs) -> ToolResult:
         return ToolResult(text=text.search_recipes(self.book, args.item.strip(), self.rng))
+
+    def wiki_search(self, args: WikiSearchArgs) -> ToolResult:
+        """The wiki condition's ``search``: the top pages' text (see :mod:`~discogym.suites.crafting.wiki`)."""
+        query = args.item.strip()
+        if not query:
+            problem = "search: argument 'item' is empty; give an item name (e.g. oak_planks) or words to search for"
+            return ToolResult(ok=False, text=problem, error=problem)
+        return ToolResult(text=wiki.wiki().answer(query))
 
     @tool(ImpossibleArgs, description=text.DESCRIPTIONS["impossible"])
     def impossible(self, args: ImpossibleArgs) -> ToolResult:

@@ -39,6 +39,14 @@ def _conditions() -> list[Condition]:
         )
         for name, tools in TOOL_SETS.items()
     ]
+    conditions.append(
+        Condition(
+            name="wiki",
+            description="tools move, smelt, think, search, impossible; search is BM25 over generated recipe pages "
+            "(the top 3 pages' text); text observations",
+            params=Presentation(retrieval="wiki").model_dump(mode="json"),
+        )
+    )
     conditions += [
         Condition(
             name=f"image-{resolution}",
@@ -124,7 +132,11 @@ class CraftingSuite(Suite):
         return CraftingEnv(recipe_book(), str(task.params["target"]), slots_of(task), presentation, seed)
 
     def reference_agents(self) -> dict[str, AgentFactory]:
-        return {"planner": agents.make_planner, "optimizer": agents.make_optimizer}
+        return {
+            "planner": agents.make_planner,
+            "optimizer": agents.make_optimizer,
+            "wiki-planner": agents.make_wiki_planner,
+        }
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         return {"target": task.params["target"], "slots": task.params["slots"]}
