@@ -58,6 +58,7 @@ NOT_RUN = {
     "discogym petri freeze": "rewrites a packaged task file (maintainers only)",
     "discogym autumn baseline": "50 runs of 1,000 steps per environment (minutes); tests/suites/autumn cover it",
     "discogym autumn verify": "regenerates the packaged task set; tests/suites/autumn run it",
+    "discogym crafting perceive": "needs a picture of a table (test_perception.py reads rendered ones)",
     "discogym autumn parity": "needs Autumn.cpp's module, built by the user (test_official_parity.py)",
     "discogym autumn generate --out tasks.json": "all 45 challenges (40 s); one environment's stand in",
     "discogym mcp SUITE": "a server: it runs until stopped (tests/interfaces/test_mcp.py talks to it)",

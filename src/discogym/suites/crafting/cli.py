@@ -108,3 +108,29 @@ def export_sft_command(
         return
     left = f"; left out (no successful planner episode): {', '.join(skipped)}" if skipped else ""
     stdout.print(f"{written} conversations written to {out}{left}", highlight=False)
+
+
+@app.command("perceive")
+def perceive_command(
+    image: Annotated[Path, typer.Argument(help="A crafting-table picture (PNG) at high, medium or low resolution.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Read a crafting-table picture back into its slots, by template matching against the renderer's icons."""
+    from discogym.suites.crafting.perception import perceive_file
+    from discogym.suites.crafting.state import slot_name
+
+    with user_errors():
+        slots = perceive_file(image)
+    if as_json:
+        print_json(
+            {
+                "image": str(image),
+                "slots": [
+                    {"slot": index, "name": slot_name(index), "item": item, "quantity": n}
+                    for index, (item, n) in sorted(slots.items())
+                ],
+            }
+        )
+        return
+    for index, (item, quantity) in sorted(slots.items()):
+        stdout.print(f"{slot_name(index)} {item} {quantity}", highlight=False, markup=False)
