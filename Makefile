@@ -50,6 +50,7 @@ bench: install
 	$(BIN)/python benchmarks/petri_sims.py
 	$(BIN)/python benchmarks/crafting_env.py
 	$(BIN)/python benchmarks/crafting_plan_lengths.py
+	$(BIN)/python benchmarks/crafting_perception.py
 	$(BIN)/python benchmarks/redstone_engine.py
 	$(BIN)/python benchmarks/redstone_suite.py
 	$(BIN)/python benchmarks/redstone_scientist.py
