@@ -8,7 +8,7 @@ recipes that use the grid's first item with the grid's number of filled cells, n
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -208,6 +208,11 @@ def build_book(data: RawData) -> RecipeBook:
         factory = _FACTORIES.get(spec.get("type", ""))
         if factory is not None:
             recipes.append(factory(name, spec, data.tags))
+    return book_of(data.items, data.stack_sizes, recipes)
+
+
+def book_of(items: tuple[str, ...], stack_sizes: dict[str, int], recipes: Sequence[Recipe]) -> RecipeBook:
+    """A recipe book holding ``recipes``, indexed by result, smelting input and crafting ingredients."""
     by_result: dict[str, list[Recipe]] = {}
     smelting: dict[str, SmeltingRecipe] = {}
     index: dict[tuple[str, int], list[CraftingRecipe]] = {}
@@ -220,8 +225,8 @@ def build_book(data: RawData) -> RecipeBook:
         for item in sorted(recipe.inputs):
             index.setdefault((item, recipe.filled_cells), []).append(recipe)
     return RecipeBook(
-        items=data.items,
-        stack_sizes=data.stack_sizes,
+        items=items,
+        stack_sizes=stack_sizes,
         recipes=tuple(recipes),
         by_result={k: tuple(v) for k, v in by_result.items()},
         smelting_by_input=smelting,

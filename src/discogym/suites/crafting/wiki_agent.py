@@ -20,41 +20,11 @@ from discogym.core.tools import ToolCall
 from discogym.suites.crafting.data import raw_data
 from discogym.suites.crafting.env import MAX_STEPS
 from discogym.suites.crafting.planner import PlanError, PlannedAction, make_plan
-from discogym.suites.crafting.recipes import (
-    CraftingRecipe,
-    Recipe,
-    RecipeBook,
-    ShapedRecipe,
-    ShapelessRecipe,
-    SmeltingRecipe,
-)
+from discogym.suites.crafting.recipes import Recipe, ShapedRecipe, ShapelessRecipe, book_of
 from discogym.suites.crafting.state import Stack, slot_index
 from discogym.suites.crafting.wiki import parse_page, split_pages
 
 SPARE_STEPS = 1  # keep a step for ``impossible``
-
-
-def book_from_recipes(items: tuple[str, ...], stack_sizes: dict[str, int], recipes: Sequence[Recipe]) -> RecipeBook:
-    """A recipe book holding only ``recipes`` (the ones read), indexed as :func:`~.recipes.build_book` does."""
-    by_result: dict[str, list[Recipe]] = {}
-    smelting: dict[str, SmeltingRecipe] = {}
-    index: dict[tuple[str, int], list[CraftingRecipe]] = {}
-    for recipe in recipes:
-        by_result.setdefault(recipe.result, []).append(recipe)
-        if isinstance(recipe, SmeltingRecipe):
-            for item in sorted(recipe.ingredients):
-                smelting.setdefault(item, recipe)
-            continue
-        for item in sorted(recipe.inputs):
-            index.setdefault((item, recipe.filled_cells), []).append(recipe)
-    return RecipeBook(
-        items=items,
-        stack_sizes=stack_sizes,
-        recipes=tuple(recipes),
-        by_result={k: tuple(v) for k, v in by_result.items()},
-        smelting_by_input=smelting,
-        _crafting_index={k: tuple(v) for k, v in index.items()},
-    )
 
 
 def _groups(recipe: Recipe) -> Iterator[tuple[str, ...]]:
@@ -135,7 +105,7 @@ class WikiPlannerAgent(Agent):
         if self.target not in self.read:
             return None
         recipes = [recipe for item in sorted(self.read) for recipe in self.read[item]]
-        book = book_from_recipes(self.items, self.stack_sizes, recipes)
+        book = book_of(self.items, self.stack_sizes, recipes)
         try:
             plan = make_plan(book, self.target, self.slots)
         except PlanError:
