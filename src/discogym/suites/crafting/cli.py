@@ -116,21 +116,30 @@ def perceive_command(
     as_json: JsonOption = False,
 ) -> None:
     """Read a crafting-table picture back into its slots, by template matching against the renderer's icons."""
-    from discogym.suites.crafting.perception import perceive_file
+    from discogym.suites.crafting.perception import read_file
     from discogym.suites.crafting.state import slot_name
 
     with user_errors():
-        slots = perceive_file(image)
+        reading = read_file(image)
     if as_json:
         print_json(
             {
                 "image": str(image),
+                "resolution": reading.resolution,
                 "slots": [
-                    {"slot": index, "name": slot_name(index), "item": item, "quantity": n}
-                    for index, (item, n) in sorted(slots.items())
+                    {
+                        "slot": index,
+                        "name": slot_name(index),
+                        "item": item,
+                        "quantity": n,
+                        "alike": [{"item": other, "quantity": m} for other, m in reading.alike.get(index, ())],
+                    }
+                    for index, (item, n) in sorted(reading.slots.items())
                 ],
             }
         )
         return
-    for index, (item, quantity) in sorted(slots.items()):
-        stdout.print(f"{slot_name(index)} {item} {quantity}", highlight=False, markup=False)
+    for index, (item, quantity) in sorted(reading.slots.items()):
+        alike = ", ".join(f"{other} {m}" for other, m in reading.alike.get(index, ()))
+        note = f"  (the picture is the same for: {alike})" if alike else ""
+        stdout.print(f"{slot_name(index)} {item} {quantity}{note}", highlight=False, markup=False)

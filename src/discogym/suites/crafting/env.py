@@ -32,7 +32,9 @@ class Presentation(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     tools: tuple[str, ...] = text.ACTION_ORDER
-    observation: Literal["text", "image"] = "text"
+    # image+perception: the picture, and as text what the perception module reads from it (as Plancraft's
+    # R-CNN baseline)
+    observation: Literal["text", "image", "image+perception"] = "text"
     resolution: Resolution = "high"
     # what ``search`` does: the oracle (every recipe of the named item) or BM25 over the generated wiki
     retrieval: Literal["oracle", "wiki"] = Field(default="oracle", exclude_if=lambda value: value == "oracle")
@@ -83,15 +85,30 @@ class CraftingEnv(Env):
 
     # What the agent sees
 
+    @property
+    def _pictures(self) -> bool:
+        return self.presentation.observation != "text"
+
+    @property
+    def _perception(self) -> bool:
+        return self.presentation.observation == "image+perception"
+
     def observe(self) -> str:
-        """The current observation's text: the inventory, or only the objective when pictures show it."""
+        """The current observation's text: the inventory; only the objective when a picture shows it; or with
+        perception, the inventory as the perception module reads it from the picture."""
         if self.presentation.observation == "image":
             return text.objective(self.target)
+        if self.presentation.observation == "image+perception":
+            from discogym.suites.crafting.perception import perceive
+            from discogym.suites.crafting.render import renderer
+
+            picture = renderer().render(self.table.slots, self.presentation.resolution)
+            return text.observation(self.target, perceive(picture, self.presentation.resolution))
         return text.observation(self.target, self.table)
 
     def images(self) -> list[ToolImage]:
         """The rendered table, in image conditions."""
-        if self.presentation.observation != "image":
+        if not self._pictures:
             return []
         from discogym.suites.crafting.render import renderer  # Pillow and the icons load only when pictures are used
 
@@ -116,10 +133,10 @@ class CraftingEnv(Env):
         return tools
 
     def system_prompt(self) -> str:
-        return prompt.tool_prompt(images=self.presentation.observation == "image")
+        return prompt.tool_prompt(images=self._pictures, perception=self._perception)
 
     def text_prompt(self) -> str:
-        shown = prompt.system_prompt(self.presentation.tools, images=self.presentation.observation == "image")
+        shown = prompt.system_prompt(self.presentation.tools, images=self._pictures, perception=self._perception)
         if self.presentation.retrieval == "wiki":
             shown += f"\n\nIn this game, search returns the {wiki.TOP_K} recipe wiki pages that best match your words."
         return shown

@@ -27,6 +27,16 @@ _IMAGE_NOTE = """
 You see the crafting table as a picture: the grid on the left, [0] to its right, the inventory below, with
 item counts drawn on the stacks."""
 
+_PERCEPTION_NOTE = """ With each picture comes the inventory as a perception module reads it from the
+picture, in the text form of the examples below; the module can misread an item that looks like another."""
+
+
+def _introduction(images: bool, perception: bool) -> str:
+    if not images:
+        return _INTRODUCTION
+    return _INTRODUCTION + _IMAGE_NOTE + (_PERCEPTION_NOTE if perception else "")
+
+
 # The two worked examples: observations and the answers that solve them (andesite by hand, iron by smelting).
 _OBSERVATIONS = (
     "Craft an item of type: andesite\ninventory:\n - diorite [I18] quantity 1\n - cobblestone [I30] quantity 1",
@@ -70,12 +80,12 @@ def _worked_examples(actions: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def system_prompt(actions: tuple[str, ...], *, images: bool = False) -> str:
+def system_prompt(actions: tuple[str, ...], *, images: bool = False, perception: bool = False) -> str:
     """The system prompt for the actions a condition offers."""
     described = "\n".join(f"    - {name}: {text.DESCRIPTIONS[name]}" for name in actions)
     formats = "\n".join(f"    - {text.FORMATS[name]}" for name in actions)
     parts = [
-        _INTRODUCTION + (_IMAGE_NOTE if images else ""),
+        _introduction(images, perception),
         f"Actions:\n{described}",
         f"Format:\n{formats}",
         _RULES,
@@ -93,6 +103,6 @@ Rules:
       move(slot_from="[0]", slot_to="[I6]", quantity=1)."""
 
 
-def tool_prompt(*, images: bool = False) -> str:
+def tool_prompt(*, images: bool = False, perception: bool = False) -> str:
     """Plancraft's introduction and rules for a model that acts through the tools (native tool calling, MCP)."""
-    return "\n\n".join([_INTRODUCTION + (_IMAGE_NOTE if images else ""), _TOOL_RULES])
+    return "\n\n".join([_introduction(images, perception), _TOOL_RULES])

@@ -96,6 +96,10 @@ class Renderer:
             self._icons[item] = picture
         return self._icons[item]
 
+    def empty_square(self, output: bool) -> Image.Image:
+        """A copy of the background's square under a slot: the output slot's, or the one all other slots share."""
+        return self._empty[output].copy()
+
     def draw_quantity(self, picture: Image.Image, corner: tuple[int, int], quantity: int) -> None:
         """Write a quantity of 2 or more as Plancraft does, for the slot whose top-left corner is ``corner``."""
         if quantity <= 1:

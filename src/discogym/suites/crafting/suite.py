@@ -55,6 +55,15 @@ def _conditions() -> list[Condition]:
         )
         for resolution in RESOLUTIONS
     ]
+    conditions += [
+        Condition(
+            name="image+perception" + ("" if resolution == "high" else f"-{resolution}"),
+            description=f"all tools; the table as a {resolution}-resolution picture and as the perception module "
+            "reads it from the picture (text in Plancraft's format), the objective as text",
+            params=Presentation(observation="image+perception", resolution=resolution).model_dump(mode="json"),
+        )
+        for resolution in RESOLUTIONS
+    ]
     return conditions
 
 

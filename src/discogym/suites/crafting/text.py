@@ -8,12 +8,13 @@ move whose slots cannot be found gets the correct-format message rather than a P
 """
 
 import re
+from collections.abc import Mapping
 
 import numpy as np
 
 from discogym.core.tools import ToolCall, unreadable
 from discogym.suites.crafting.recipes import RecipeBook, ShapedRecipe, ShapelessRecipe
-from discogym.suites.crafting.state import GRID_NAMES, Table, slot_name
+from discogym.suites.crafting.state import GRID_NAMES, Stack, Table, slot_index, slot_name
 
 ACTION_ORDER = ("move", "smelt", "think", "search", "impossible")
 SLOT_ACTIONS = ("move", "smelt")
@@ -47,11 +48,31 @@ def objective(target: str) -> str:
     return f"Craft an item of type: {target}"
 
 
-def observation(target: str, table: Table) -> str:
-    """Plancraft's text observation: the objective, then one line per occupied slot in slot order."""
+def observation(target: str, table: Table | Mapping[int, Stack]) -> str:
+    """Plancraft's text observation: the objective, then one line per occupied slot in slot order (of a
+    table, or of slots read from its picture)."""
+    slots = table.slots if isinstance(table, Table) else table
     lines = [objective(target), "inventory:"]
-    lines += [f" - {item} {slot_name(index)} quantity {n}" for index, item, n in table.sorted_slots()]
+    lines += [f" - {slots[index][0]} {slot_name(index)} quantity {slots[index][1]}" for index in sorted(slots)]
     return "\n".join(lines)
+
+
+_INVENTORY_LINE = re.compile(r"^ - (\S+) (\[[^\]]+\]) quantity (\d+)$")
+
+
+def read_observation(shown: str) -> dict[int, Stack] | None:
+    """The slots an :func:`observation` lists, or None when the text has no inventory (image conditions)."""
+    lines = shown.splitlines()
+    if "inventory:" not in lines:
+        return None
+    slots: dict[int, Stack] = {}
+    for line in lines[lines.index("inventory:") + 1 :]:
+        match = _INVENTORY_LINE.match(line)
+        index = slot_index(match.group(2)) if match else None
+        if match is None or index is None:
+            raise ValueError(f"not an inventory line: {line!r}")
+        slots[index] = (match.group(1), int(match.group(3)))
+    return slots
 
 
 def format_error(action: str, reason: str) -> str:
