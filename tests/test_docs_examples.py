@@ -42,6 +42,7 @@ PLACEHOLDERS = {
     "src/discogym/suites/redstone/taxonomy/w_working.txt": str(
         REPO / "src/discogym/suites/redstone/taxonomy/w_working.txt"
     ),
+    "docs/images/crafting-high.png": str(REPO / "docs/images/crafting-high.png"),
     # written by `redstone reference --out devices/` above them
     "my-device.txt": "devices/B_branch_reach_L3.txt",
     "device.txt": "devices/B_branch_reach_L3.txt",
@@ -58,7 +59,6 @@ NOT_RUN = {
     "discogym petri freeze": "rewrites a packaged task file (maintainers only)",
     "discogym autumn baseline": "50 runs of 1,000 steps per environment (minutes); tests/suites/autumn cover it",
     "discogym autumn verify": "regenerates the packaged task set; tests/suites/autumn run it",
-    "discogym crafting perceive": "needs a picture of a table (test_perception.py reads rendered ones)",
     "discogym autumn parity": "needs Autumn.cpp's module, built by the user (test_official_parity.py)",
     "discogym autumn generate --out tasks.json": "all 45 challenges (40 s); one environment's stand in",
     "discogym mcp SUITE": "a server: it runs until stopped (tests/interfaces/test_mcp.py talks to it)",
@@ -77,6 +77,9 @@ NOT_RUN = {
     f"{NOVELTY} sweep --agent novelty": "all four suites (a minute); a sweep of two suites stands in",
     "discogym run crafting --agent random --backend ray": "580 episodes on Ray; tests/core/test_ray_backend.py",
     "discogym run crafting --split test --agent random --backend ray": "580 episodes on Ray (20 s); tests/core",
+    "discogym run crafting --split test --condition image+perception": "two conditions x 580 tasks (a minute); "
+    "test.small stands in",
+    "discogym run crafting --condition image+perception": "580 tasks (25 s); the test.small line runs",
 }
 
 # What the lines that are not run would have written, where a later line reads it, written as the docs write
