@@ -1,5 +1,6 @@
 """The picture reader: rendered states of test-split tasks read back into their slots."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -104,3 +105,24 @@ def test_readings_stay_right_when_the_remembered_squares_are_dropped(monkeypatch
     expected = [read_table(picture) for picture in pictures]
     monkeypatch.setattr(perception, "_CACHE_LIMIT", 60)  # fewer than two pictures' squares
     assert [read_table(picture) for picture in pictures + pictures] == expected + expected
+
+
+def test_the_command_prints_each_slot_and_what_looks_the_same(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from discogym.interfaces.cli import app
+
+    picture = tmp_path / "table.png"
+    picture.write_bytes(renderer().png({0: ("oak_planks", 4), 20: ("dispenser", 25)}, "medium"))
+    shown = CliRunner().invoke(app, ["crafting", "perceive", str(picture)])
+    assert shown.exit_code == 0
+    assert shown.output.splitlines() == [
+        "[0] oak_planks 4",
+        "[I11] dropper 25  (the picture is the same for: dispenser 25)",
+    ]
+    as_json = CliRunner().invoke(app, ["crafting", "perceive", str(picture), "--json"])
+    parsed = json.loads(as_json.output)
+    assert parsed["resolution"] == "medium"
+    assert parsed["slots"][1]["alike"] == [{"item": "dispenser", "quantity": 25}]
+    missing = CliRunner().invoke(app, ["crafting", "perceive", str(tmp_path / "none.png")])
+    assert missing.exit_code != 0 and "cannot read picture" in missing.output

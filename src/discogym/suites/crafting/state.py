@@ -70,10 +70,6 @@ class Table:
         """Plancraft's success test: ``item`` in any slot other than ``[0]``."""
         return any(index != OUTPUT and held == item for index, (held, _) in self.slots.items())
 
-    def sorted_slots(self) -> list[tuple[int, str, int]]:
-        """Occupied slots in slot order."""
-        return [(i, *self.slots[i]) for i in sorted(self.slots)]
-
     def move(self, source: int, target: int, quantity: int) -> str | None:
         """Move ``quantity`` items; None when it happened, else why nothing changed."""
         problem = self._check(source, target, quantity)
