@@ -79,5 +79,5 @@ def test_a_model_gets_the_picture_and_the_reading(tmp_path, monkeypatch) -> None
         body = fake.requests[-1].body
     texts = conversation_texts(body)
     env = suite.make_env(task, next(c for c in suite.conditions() if c.name == "image+perception-medium"), 0)
-    assert env.observe().startswith("Craft an item of type:") and env.observe() in texts
+    assert env.brief().startswith("Craft an item of type:") and env.brief() in texts
     assert '"image_url"' in json.dumps(body)
