@@ -83,7 +83,7 @@ class PlannerRun:
 
 
 def slots_of(example: Example) -> Slots:
-    return {index: (stack.type, stack.quantity) for index, stack in example.slotted_inventory.items()}
+    return example.table()
 
 
 def plancraft_inventory(example: Example) -> dict[int, dict[str, Any]]:

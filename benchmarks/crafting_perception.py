@@ -31,13 +31,13 @@ def gather(count: int) -> list[dict[int, Stack]]:
     """Initial inventories first, then the states along the optimizer's trajectories (deterministic)."""
     book = recipe_book()
     examples = data.load_split("test")
-    states = [{i: (s.type, s.quantity) for i, s in e.slotted_inventory.items()} for e in examples][:count]
+    states = [example.table() for example in examples][:count]
     for example in examples:
         if len(states) >= count:
             break
         if example.impossible:
             continue
-        slots = {i: (s.type, s.quantity) for i, s in example.slotted_inventory.items()}
+        slots = example.table()
         result = optimize(book, example.target, slots)
         if result is None:
             continue

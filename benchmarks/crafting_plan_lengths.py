@@ -25,7 +25,7 @@ def measure(split: str) -> dict[str, float]:
         if example.impossible:
             continue
         possible += 1
-        slots = {i: (s.type, s.quantity) for i, s in example.slotted_inventory.items()}
+        slots = example.table()
         result = optimize(book, example.target, slots)
         if result is None or len(result.plan.recipes) != example.optimal_path_length:
             continue

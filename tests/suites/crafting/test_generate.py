@@ -39,7 +39,7 @@ def generated():
 
 
 def slots_of(example: data.Example) -> dict[int, tuple[str, int]]:
-    return {i: (s.type, s.quantity) for i, s in example.slotted_inventory.items()}
+    return example.table()
 
 
 def official_rows(split: str) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from tests.conftest import run_discogym
 
 
 def _slots(example: data.Example) -> dict[int, Stack]:
-    return {i: (s.type, s.quantity) for i, s in example.slotted_inventory.items()}
+    return example.table()
 
 
 def _crafts_in_env(book: RecipeBook, target: str, slots: dict[int, Stack], actions: tuple[PlannedAction, ...]) -> bool:

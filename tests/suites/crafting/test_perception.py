@@ -16,7 +16,7 @@ from discogym.suites.crafting.state import Stack
 
 def _states(count: int) -> list[dict[int, Stack]]:
     return [
-        {index: (stack.type, stack.quantity) for index, stack in example.slotted_inventory.items()}
+        example.table()
         for example in load_split("test")[:count]
         if all(stack.type != "air" for stack in example.slotted_inventory.values())
     ]

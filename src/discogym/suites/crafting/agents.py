@@ -8,7 +8,7 @@ from discogym.core.errors import UserError
 from discogym.core.tools import ToolCall
 from discogym.suites.crafting.planner import PlannedAction, make_plan
 from discogym.suites.crafting.recipes import recipe_book
-from discogym.suites.crafting.state import Stack, slot_index
+from discogym.suites.crafting.state import Stack, slots_from_entries
 from discogym.suites.crafting.text import read_observation
 
 
@@ -28,7 +28,7 @@ class PlannerAgent(Agent):
         hints = context.hints
         if "target" not in hints or "slots" not in hints:
             raise UserError("the planner agent plays only the crafting suite's own tasks")
-        slots = self._observed_slots(context.brief) if self.from_observation else _hinted_slots(hints["slots"])
+        slots = self._observed_slots(context.brief) if self.from_observation else slots_from_entries(hints["slots"])
         book = recipe_book()
         plan = make_plan(book, hints["target"], slots)
         self.no_plan = plan is None
@@ -59,15 +59,6 @@ class PlannerAgent(Agent):
             return AgentDecision(message="the plan is finished")
         step = self.actions.pop(0)
         return AgentDecision(call=ToolCall(tool=step.action, args=step.args()))
-
-
-def _hinted_slots(entries: Sequence[dict[str, object]]) -> dict[int, Stack]:
-    slots: dict[int, Stack] = {}
-    for entry in entries:
-        index = slot_index(str(entry["slot"]))
-        assert index is not None
-        slots[index] = (str(entry["item"]), int(str(entry["quantity"])))
-    return slots
 
 
 def _reads_observation(options: AgentOptions) -> bool:

@@ -155,6 +155,10 @@ class Example(BaseModel):
     unseen_in_train: bool = False
     unseen_in_val: bool = False
 
+    def table(self) -> dict[int, tuple[str, int]]:
+        """The starting table: slot index -> (item, quantity)."""
+        return {index: (stack.type, stack.quantity) for index, stack in self.slotted_inventory.items()}
+
 
 class SlotItem(BaseModel):
     """An item stack in one slot."""

@@ -9,7 +9,7 @@ hold immutable ``(item, quantity)`` pairs, so an episode cannot change its task 
 """
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from discogym.suites.crafting.recipes import Grid, RecipeBook
 
@@ -27,6 +27,18 @@ Stack = tuple[str, int]
 def slot_name(index: int) -> str:
     """``0`` -> ``[0]``, ``1`` -> ``[A1]``, ``10`` -> ``[I1]``."""
     return SLOT_NAMES[index]
+
+
+def slots_from_entries(entries: Iterable[Mapping[str, object]]) -> dict[int, Stack]:
+    """A table from slot entries ``{"slot": "[I1]", "item": ..., "quantity": ...}`` (a task's ``slots``);
+    ValueError for a slot name that is not one."""
+    slots: dict[int, Stack] = {}
+    for entry in entries:
+        index = slot_index(str(entry["slot"]))
+        if index is None:
+            raise ValueError(f"bad slot {entry['slot']!r}")
+        slots[index] = (str(entry["item"]), int(str(entry["quantity"])))
+    return slots
 
 
 def slot_index(name: str) -> int | None:

@@ -16,7 +16,7 @@ from discogym.core.task import Condition, Task
 from discogym.suites.crafting import agents, data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import RecipeBook, recipe_book
-from discogym.suites.crafting.state import Stack, slot_index, slot_name
+from discogym.suites.crafting.state import Stack, slot_name, slots_from_entries
 from discogym.suites.crafting.verdict import recompute
 
 # Tool sets as in the paper: M(ove) S(melt) T(hink) SE(arch) I(mpossible). The first is the default.
@@ -95,14 +95,12 @@ def task_of(example: data.Example, set_name: str) -> Task:
 
 def slots_of(task: Task) -> dict[int, Stack]:
     """The task's starting table."""
-    slots: dict[int, Stack] = {}
-    for entry in task.params["slots"]:
-        assert isinstance(entry, dict)
-        index = slot_index(str(entry["slot"]))
-        if index is None:
-            raise UserError(f"task {task.id}: bad slot {entry['slot']!r}")
-        slots[index] = (str(entry["item"]), int(str(entry["quantity"])))
-    return slots
+    entries = task.params["slots"]
+    assert isinstance(entries, list)
+    try:
+        return slots_from_entries(entries)
+    except ValueError as error:
+        raise UserError(f"task {task.id}: {error}") from None
 
 
 @cache

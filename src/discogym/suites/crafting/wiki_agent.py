@@ -21,7 +21,7 @@ from discogym.suites.crafting.data import raw_data
 from discogym.suites.crafting.env import MAX_STEPS
 from discogym.suites.crafting.planner import PlanError, PlannedAction, make_plan
 from discogym.suites.crafting.recipes import Recipe, ShapedRecipe, ShapelessRecipe, book_of
-from discogym.suites.crafting.state import Stack, slot_index
+from discogym.suites.crafting.state import Stack, slots_from_entries
 from discogym.suites.crafting.wiki import parse_page, split_pages
 
 SPARE_STEPS = 1  # keep a step for ``impossible``
@@ -66,10 +66,7 @@ class WikiPlannerAgent(Agent):
         if not any(spec.name == "search" and "wiki" in spec.description for spec in context.tools):
             raise UserError("the wiki-planner agent needs the wiki's search tool: use --condition wiki")
         self.target = str(hints["target"])
-        for entry in hints["slots"]:
-            index = slot_index(entry["slot"])
-            assert index is not None
-            self.slots[index] = (entry["item"], int(entry["quantity"]))
+        self.slots = slots_from_entries(hints["slots"])
         self.can_give_up = any(spec.name == "impossible" for spec in context.tools)
         registry = raw_data()  # the item list and stack sizes only
         self.items, self.stack_sizes = registry.items, registry.stack_sizes
