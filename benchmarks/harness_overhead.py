@@ -28,6 +28,7 @@ from discogym.core import (
     Score,
     Suite,
     Task,
+    Termination,
     ToolArgs,
     ToolCall,
     ToolResult,
@@ -56,7 +57,7 @@ class CounterEnv(Env):
         """Add n to the counter."""
         self.total += args.n
         if self.total >= self.target:
-            self.finish("reached")
+            self.finish(Termination.GOAL_REACHED)
         return ToolResult(text=f"total {self.total}", data={"total": self.total})
 
 

@@ -23,6 +23,7 @@ from discogym.core import (
     Score,
     Suite,
     Task,
+    Termination,
     ToolArgs,
     ToolCall,
     ToolResult,
@@ -59,11 +60,11 @@ class HiddenNumberEnv(Env):
     @tool(NumberArgs)
     def submit(self, args: NumberArgs) -> ToolResult:
         """Submit your answer; this ends the episode."""
-        self.finish("submitted")
+        self.finish(Termination.SUBMITTED)
         return ToolResult(text=f"submitted {args.n}")
 
     def outcome(self) -> dict[str, object]:
-        return {"submitted": self.termination == "submitted"}
+        return {"submitted": self.termination == Termination.SUBMITTED}
 
 
 class Bisect(Agent):

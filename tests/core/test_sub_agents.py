@@ -5,7 +5,7 @@ its own tokens, and counts against the episode's budget."""
 from collections.abc import Sequence
 from typing import Any
 
-from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, ToolCall, Turn, Usage
+from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Termination, ToolCall, Turn, Usage
 from discogym.core.agent import AgentFactory
 from discogym.core.env import NO_SUB_AGENTS, Env
 from discogym.core.episode import Episode, Score
@@ -25,12 +25,19 @@ class TextArgs(ToolArgs):
 
 
 class HelperEnv(Env):
-    """The sub-agent's environment: take notes, then reply (which ends it)."""
+    """The sub-agent's environment: take notes, then reply (which ends it). Every one made is kept in ``made``."""
+
+    made: list["HelperEnv"] = []
 
     def __init__(self, question: str) -> None:
         self.question = question
         self.notes: list[str] = []
         self.reply_text: str | None = None
+        self.closed = 0
+        HelperEnv.made.append(self)
+
+    def close(self) -> None:
+        self.closed += 1
 
     def brief(self) -> str:
         return f"Answer the question: {self.question}"
@@ -44,11 +51,16 @@ class HelperEnv(Env):
         self.notes.append(args.text)
         return ToolResult(text=f"noted ({len(self.notes)})")
 
+    @tool(NoArgs)
+    def explode(self, args: NoArgs) -> ToolResult:
+        """A tool with a bug."""
+        raise RuntimeError("a bug in the helper's environment")
+
     @tool(TextArgs)
     def reply(self, args: TextArgs) -> ToolResult:
         """Answer; ends the session."""
         self.reply_text = args.text
-        self.finish("replied")
+        self.finish(Termination.ANSWERED)
         return ToolResult(text="sent", done=True)
 
 
@@ -72,7 +84,7 @@ class AskerEnv(Env):
     @tool(NoArgs)
     def submit(self, args: NoArgs) -> ToolResult:
         """End the episode."""
-        self.finish("submitted")
+        self.finish(Termination.SUBMITTED)
         return ToolResult(text="over", done=True)
 
     def outcome(self) -> dict[str, Any]:
@@ -96,6 +108,8 @@ class RolePlayer(Agent):
             return AgentDecision(call=calls[len(history)] if len(history) < 2 else None, usage=spend)
         if self.helper == "crashes":
             raise ValueError("a bug in the helper")
+        if self.helper == "breaks":
+            return AgentDecision(call=ToolCall(tool="explode"), usage=spend)
         if self.helper == "quits" or len(history) == 2:
             return AgentDecision(message="no idea", usage=spend)
         call = (
@@ -142,13 +156,13 @@ def test_a_sub_agent_session_is_logged_inside_the_call_that_ran_it_with_its_toke
     episode, _ = play_episode(suite, planned())
     ask, submit = episode.events
     assert ask.session is not None and submit.session is None
-    assert (ask.session.role, ask.session.termination) == ("helper", "replied")
+    assert (ask.session.role, ask.session.termination) == ("helper", "answered")
     assert ask.session.brief == "Answer the question: what is six times seven?"
     assert [(e.call.tool, e.call.args) for e in ask.session.events] == [
         ("note", {"text": "6*7"}),
         ("reply", {"text": "42"}),
     ]
-    assert ask.result.text == "the helper (replied) says: 42"
+    assert ask.result.text == "the helper (answered) says: 42"
     assert episode.score.success  # scored from the session in the log
     assert episode.usage() == Usage(input_tokens=400, output_tokens=40)  # two engineer and two helper decisions
     document = episode.to_json().decode()
@@ -185,3 +199,26 @@ def test_without_a_harness_to_make_sub_agents_the_tool_says_so():
     env = AskerEnv()
     result = env.call("ask", {"question": "anyone?"})
     assert not result.ok and result.error == NO_SUB_AGENTS
+
+
+def test_an_environment_bug_in_a_sub_agent_session_is_the_environments_error_and_its_environment_is_closed():
+    HelperEnv.made.clear()
+    episode, runtime = play_episode(suite, planned("breaks"))
+    assert (episode.outcome.status, episode.outcome.termination) == ("error", "env_error")
+    assert "a bug in the helper's environment" in (episode.outcome.error or "")
+    assert "helper's session" in (episode.outcome.error or "")
+    assert [env.closed for env in HelperEnv.made] == [1]
+    assert runtime.traceback is not None and "explode" in runtime.traceback
+
+
+def test_a_sub_agent_sessions_environment_is_closed_once_however_the_session_ends():
+    for helper in ["replies", "quits", "crashes"]:
+        HelperEnv.made.clear()
+        play_episode(suite, planned(helper))
+        assert [env.closed for env in HelperEnv.made] == [1], helper
+
+
+def test_a_sub_agent_sessions_steps_are_timed_beside_the_episode():
+    episode, runtime = play_episode(suite, planned())
+    assert runtime.sessions and len(runtime.sessions[0]) == 2  # the helper's note and reply
+    assert len(runtime.steps) == len(episode.events)

@@ -30,6 +30,7 @@ from discogym.core import (
     Score,
     Suite,
     Task,
+    Termination,
     ToolArgs,
     ToolCall,
     ToolError,
@@ -98,7 +99,7 @@ class DigitEnv(Env):
         if self.submitted is not None:
             raise ToolError("already submitted")
         self.submitted = args.n
-        self.finish("submitted")
+        self.finish(Termination.SUBMITTED)
         return ToolResult(text=f"submitted {args.n}", data={"submitted": args.n})
 
     @tool(NoArgs)

@@ -36,8 +36,9 @@ from discogym.agent_clis.launch import (
     read_codex_output,
 )
 from discogym.agent_clis.meter import Meter
-from discogym.core.agent import COST_LIMIT, Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
+from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
 from discogym.core.errors import InfrastructureError, MissingCredentials, UserError
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolResult
 from discogym.llm.models import ModelSpec, Price, find_price, parse_model, price_table
 
@@ -46,7 +47,11 @@ FINISH_S = 60.0  # how long a CLI may take to end by itself once the environment
 OPENAI_URL = "https://api.openai.com/v1"
 ANTHROPIC_URL = "https://api.anthropic.com"
 # How a CLI that ended by itself ended, as the episode's termination.
-ENDINGS = {"completed": "agent_stopped", "max_turns": "turn_limit", "budget": COST_LIMIT}
+ENDINGS = {
+    "completed": Termination.AGENT_STOPPED,
+    "max_turns": Termination.TURN_LIMIT,
+    "budget": Termination.COST_LIMIT,
+}
 OVER = "the episode is over; stop"
 PROVIDERS = {"claude-code": ("anthropic",), "codex": ("openai", "openai-compatible")}
 
@@ -190,7 +195,7 @@ class CliAgent(Agent):
         it, let the CLI end by itself, and end the episode as ``turn_limit``."""
         assert self.bridge is not None
         self.bridge.answer(ToolResult.failure(f"the limit of {self.cli.max_turns} tool calls is reached: {OVER}"))
-        return AgentDecision(usage=self._spent(self._let_it_end()), termination="turn_limit")
+        return AgentDecision(usage=self._spent(self._let_it_end()), termination=Termination.TURN_LIMIT)
 
     def _let_it_end(self) -> CliReport | None:
         """Wait for the CLI to end by itself, answering any further call with an error (the episode is over);
@@ -227,7 +232,7 @@ class CliAgent(Agent):
         return AgentDecision(
             message=report.final_text,
             usage=self._usage(report),
-            termination=exhausted or ENDINGS.get(report.ended or "", "agent_stopped"),
+            termination=exhausted or ENDINGS.get(report.ended or "", Termination.AGENT_STOPPED),
         )
 
     def _report(self, exit_code: int) -> CliReport:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from discogym.core.seeding import derive_seed, make_rng
     from discogym.core.suite import Suite, all_suites, get_suite, register_suite
     from discogym.core.task import Condition, Task
+    from discogym.core.termination import EndingKind, Termination
     from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, ToolSpec, tool
 
 _MODULE_OF: dict[str, str] = {
@@ -51,6 +52,7 @@ _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(["derive_seed", "make_rng"], "seeding"),
     **dict.fromkeys(["Suite", "all_suites", "get_suite", "register_suite"], "suite"),
     **dict.fromkeys(["Condition", "Task"], "task"),
+    **dict.fromkeys(["EndingKind", "Termination"], "termination"),
     **dict.fromkeys(
         ["NoArgs", "Tool", "ToolArgs", "ToolCall", "ToolImage", "ToolResult", "ToolSpec", "tool"],
         "tools",
@@ -75,6 +77,7 @@ __all__ = [
     "AgentFactory",
     "AgentOptions",
     "Condition",
+    "EndingKind",
     "Env",
     "Episode",
     "EpisodeKey",
@@ -88,6 +91,7 @@ __all__ = [
     "Score",
     "Suite",
     "Task",
+    "Termination",
     "Tool",
     "ToolArgs",
     "ToolCall",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.errors import UserError
 from discogym.core.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 
@@ -46,13 +47,13 @@ class AgentDecision(BaseModel):
 
     ``message`` is free text from the agent (a final answer, or why it gave up); ``usage`` is the cost
     of reaching this decision; ``termination`` names why an agent that ends the episode does so
-    (default ``agent_stopped``; a model that gave no usable answer says ``no_answer``).
+    (default ``Termination.AGENT_STOPPED``; a model that gave no usable answer says ``Termination.NO_ANSWER``).
     """
 
     call: ToolCall | None = None
     message: str | None = None
     usage: Usage | None = None
-    termination: str | None = None
+    termination: Termination | None = None
 
 
 @dataclass
@@ -114,18 +115,14 @@ class AgentOptions(BaseModel):
     token_limit: int | None = Field(default=None, ge=1)
     cost_limit: float | None = Field(default=None, gt=0)
 
-    def over_budget(self, spent: Usage) -> str | None:
+    def over_budget(self, spent: Usage) -> Termination | None:
         """Why ``spent`` is over this agent's budget (``token_limit`` or ``cost_limit``), or None."""
         tokens = spent.input_tokens + spent.output_tokens
         if self.token_limit is not None and tokens >= self.token_limit:
-            return TOKEN_LIMIT
+            return Termination.TOKEN_LIMIT
         if self.cost_limit is not None and spent.cost_usd >= self.cost_limit:
-            return COST_LIMIT
+            return Termination.COST_LIMIT
         return None
-
-
-TOKEN_LIMIT = "token_limit"
-COST_LIMIT = "cost_limit"
 
 
 AgentFactory = Callable[[AgentOptions], Agent]

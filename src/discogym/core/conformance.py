@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from discogym.core.agent import AgentOptions, Turn
+from discogym.core.agent import AgentOptions
 from discogym.core.episode import Episode, Score
-from discogym.core.episode_loop import AGENT_ERROR, AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, score_episode
+from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped, score_episode
 from discogym.core.errors import UserError
 from discogym.core.generic_agents import RandomAgent
 from discogym.core.planning import plan_episode
@@ -49,7 +49,6 @@ CHECKS: dict[str, str] = {
 
 DEFAULT_EPISODES = 3
 DEFAULT_MAX_STEPS = 40
-STEP_CAP = "conformance_step_cap"
 RANDOM_AGENT = AgentOptions(name="random")
 UNKNOWN_SPLIT = "no-such-split (conformance check)"
 
@@ -291,21 +290,9 @@ def play_random_episode(suite: Suite, task: Task, condition: Condition, seed: in
 
 
 def _random_loop(recorder: EpisodeRecorder, max_steps: int) -> None:
-    """The runner's agent loop for the random agent, with a cap on the calls."""
+    """The runner's episode driver with the generic random agent, and a cap on the calls."""
     recorder.open()
-    agent = RandomAgent()
-    agent.start(recorder.context())
-    history: list[Turn] = []
-    while not recorder.over:
-        if len(history) >= max_steps:
-            recorder.stop(STEP_CAP, f"the conformance check stops episodes after {max_steps} calls")
-            return
-        with recorder.blame(AGENT_ERROR):
-            decision = agent.act(history)
-        if decision.call is None:
-            recorder.stop(AGENT_STOPPED, decision.message)
-            return
-        history.append(Turn(call=decision.call, result=recorder.call(decision.call)))
+    recorder.play(recorder.start_agent(recorder.make_agent(RandomAgent())), max_calls=max_steps)
 
 
 def _check_episodes(

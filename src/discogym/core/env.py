@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core.episode import SubSession
 from discogym.core.errors import ToolError
+from discogym.core.termination import Termination, ending
 from discogym.core.tools import (
     TOOL_MARKER,
     UNREADABLE_TOOL,
@@ -40,10 +41,6 @@ class Limits(BaseModel):
 
     max_steps: int | None = Field(default=1000, ge=1)
     call_timeout_s: float | None = Field(default=None, gt=0)
-
-
-STEP_LIMIT = "step_limit"
-CALL_TIME_LIMIT = "call_time_limit"
 
 
 class _CallTimeout(BaseException):
@@ -77,7 +74,7 @@ def _wall_clock_cap(seconds: float) -> Iterator[None]:
 class _Meter:
     def __init__(self) -> None:
         self.steps = 0
-        self.termination: str | None = None
+        self.termination: Termination | None = None
 
 
 class SubAgents(Protocol):
@@ -157,14 +154,17 @@ class Env(ABC):
         return self._meter.termination is not None
 
     @property
-    def termination(self) -> str | None:
-        """Why the episode ended (``submitted``, ``step_limit``, ...), or None while it runs."""
+    def termination(self) -> Termination | None:
+        """Why the episode ended (``Termination.SUBMITTED``, ``Termination.STEP_LIMIT``, ...), or None while it
+        runs."""
         return self._meter.termination
 
-    def finish(self, reason: str) -> None:
-        """End the episode; later calls are refused. The first reason given is kept."""
+    def finish(self, reason: Termination) -> None:
+        """End the episode; later calls are refused. The first reason given is kept. A name outside the
+        :class:`~discogym.core.termination.Termination` vocabulary is a ValueError (a bug of the environment)."""
+        checked = ending(reason)
         if self._meter.termination is None:
-            self._meter.termination = reason
+            self._meter.termination = checked
 
     def outcome(self) -> dict[str, Any]:
         """A suite-specific summary of how the episode ended, stored in the episode file."""
@@ -255,7 +255,7 @@ class Env(ABC):
         result = self._dispatch(name, args)
         max_steps = self.limits.max_steps
         if max_steps is not None and self._meter.steps >= max_steps and not self.done:
-            self.finish(STEP_LIMIT)
+            self.finish(Termination.STEP_LIMIT)
             result = result.model_copy(
                 update={"text": f"{result.text}\n(step limit of {max_steps} calls reached: the episode is over)"}
             )
@@ -286,7 +286,7 @@ class Env(ABC):
         except ToolError as err:
             return ToolResult.failure(str(err))
         except _CallTimeout as err:
-            self.finish(CALL_TIME_LIMIT)
+            self.finish(Termination.CALL_TIME_LIMIT)
             return ToolResult.failure(f"{err}; it was stopped and the episode is over")
         if not isinstance(result, ToolResult):
             raise TypeError(f"tool '{name}' returned {type(result).__name__}, not ToolResult")

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from discogym.core.agent import Usage
 from discogym.core.jsonsafe import JsonDict
 from discogym.core.task import Condition, Task
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolResult, ToolSpec
 
 EPISODE_FORMAT_VERSION = 1
@@ -97,7 +98,7 @@ class SubSession(BaseModel):
     role: str
     brief: str
     events: list[Event]
-    termination: str
+    termination: Termination
     agent_message: str | None = None
     final_usage: Usage | None = None
 
@@ -119,12 +120,13 @@ class Outcome(BaseModel):
     """How the episode ended.
 
     ``status`` is ``completed`` when the episode ran to an end (whatever the agent achieved) and
-    ``error`` when a bug in the environment, agent or scorer stopped it; ``termination`` says which
-    end (``submitted``, ``step_limit``, ``agent_stopped``, ``env_error``, ...).
+    ``error`` when a bug in the environment or agent stopped it; ``termination`` says which end
+    (:class:`~discogym.core.termination.Termination`: ``submitted``, ``step_limit``, ``agent_stopped``,
+    ``env_error``, ...), and its ``kind`` what ended it.
     """
 
     status: Status
-    termination: str
+    termination: Termination
     error: str | None = None
     agent_message: str | None = None
     final_usage: Usage | None = None
@@ -207,5 +209,6 @@ class EpisodeRuntime(BaseModel):
     started_at: str
     total_s: float
     steps: list[StepTiming]
+    sessions: list[list[StepTiming]] = Field(default_factory=list)  # each sub-agent session's steps, in order
     traceback: str | None = None
     agent_output: str | None = None  # what the agent printed, if it keeps any (an agent CLI's raw event stream)

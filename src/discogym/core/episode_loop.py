@@ -26,20 +26,16 @@ from discogym.core.episode import (
     SubSession,
 )
 from discogym.core.errors import InfrastructureError, ToolError
-from discogym.core.human import ABANDONED
 from discogym.core.jsonsafe import json_safe
 from discogym.core.provenance import git_commit, platform_name, python_version
 from discogym.core.seeding import derive_seed
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 from discogym.core.versions import task_hash
 
 _T = TypeVar("_T")
-
-AGENT_STOPPED = "agent_stopped"
-AGENT_ERROR = "agent_error"
-ENV_ERROR = "env_error"
 
 
 class PlannedEpisode(BaseModel):
@@ -62,8 +58,13 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
-class _EnvCallbackError(Exception):
-    """An environment method that the agent called (valid_calls, parse_text_action) failed."""
+class _Blamed(Exception):
+    """A failure already put down to the environment or the agent, on its way to the episode that records it: an
+    environment method the agent called (valid_calls, parse_text_action), or a sub-agent's session."""
+
+    def __init__(self, termination: Termination, err: BaseException, where: str = "") -> None:
+        super().__init__(f"{where}{_describe(err)}")
+        self.termination = termination
 
 
 def _guard_env_callback(method: Callable[..., _T]) -> Callable[..., _T]:
@@ -73,129 +74,260 @@ def _guard_env_callback(method: Callable[..., _T]) -> Callable[..., _T]:
         except (InfrastructureError, ToolError):
             raise
         except Exception as err:
-            raise _EnvCallbackError(_describe(err)) from err
+            raise _Blamed(Termination.ENV_ERROR, err) from err
 
     return guarded
-
-
-class _SubAgentFailed(Exception):
-    """A sub-agent failed (a bug in it, not an infrastructure fault): the episode's agent error."""
 
 
 class EpisodeStopped(Exception):
     """The episode ended with an error of the environment or agent, already recorded."""
 
 
-class EpisodeRecorder:
-    """One episode being played: its environment, its log, and how it ended.
+class _Driver:
+    """What an episode and a sub-agent's session share: an environment, an agent told about it, every call logged
+    with its result and cost, blame for failures, and one ending (:class:`Termination`)."""
 
-    The runner's agent loop (:func:`play_episode`) drives it, and so do sessions whose agent acts from
-    outside the process (:mod:`discogym.core.session`), so every episode is logged, scored and stored the
-    same way. The environment is closed exactly once: by :meth:`finish`, or by :meth:`abandon`.
-    """
-
-    def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
-        self.suite = suite
-        self.planned = planned
-        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
-        self._clock = time.perf_counter()
+    def __init__(self, agent_options: AgentOptions, agent_seed: int) -> None:
+        self.agent_options = agent_options
+        self.agent_seed = agent_seed
         self.env: Env | None = None
-        self._env_closed = False
         self.events: list[Event] = []
         self.timings: list[StepTiming] = []
         self.brief = ""
         self.tools: list[ToolSpec] = []
         self.brief_images: list[ToolImage] = []
-        self.agent_settings: dict[str, Any] = {}
-        self.termination: str | None = None
+        self.termination: Termination | None = None
         self.error: str | None = None
         self.trace: str | None = None
         self.agent_message: str | None = None
         self.final_usage: Usage | None = None
-        self.agent_output: str | None = None
-        self.spent = Usage()
-        self.sub_agents: _SubAgentRunner | None = None
-        self.sub_agent_outputs: list[str] = []
+        self._in_flight: Usage | None = None  # the cost of the call being run, before its event is logged
+
+    # Blame
 
     @contextmanager
-    def blame(self, termination: str) -> Iterator[None]:
+    def blame(self, termination: Termination) -> Iterator[None]:
         """Record an exception in the block as a bug of the environment or agent, and stop the episode
         (:class:`EpisodeStopped`). Infrastructure faults pass through: the episode is then abandoned."""
         try:
             yield
         except InfrastructureError:
             raise
-        except _EnvCallbackError as err:
-            self._fail(ENV_ERROR, err.__cause__ or err)
-        except _SubAgentFailed as err:
-            self._fail(AGENT_ERROR, err.__cause__ or err)
+        except _Blamed as err:
+            self._fail(err.termination, err.__cause__ or err, str(err))
         except Exception as err:
             self._fail(termination, err)
 
-    def _fail(self, termination: str, err: BaseException) -> None:
+    def _fail(self, termination: Termination, err: BaseException, description: str | None = None) -> None:
         self.termination = termination
-        self.error = _describe(err)
+        self.error = description or _describe(err)
         self.trace = "".join(traceback.format_exception(err))
         raise EpisodeStopped(self.error) from err
 
+    # State
+
     @property
     def over(self) -> bool:
-        """True once the episode has ended, by the environment, the agent or an error."""
-        return self.termination is not None or (self.env is not None and self.env.done)
+        """True once the episode has ended, by the environment, the agent, a limit or an error."""
+        return self.termination is not None
 
-    def open(self) -> Env:
-        """Make the environment and read its brief and tools."""
-        with self.blame(ENV_ERROR):
-            self.env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
-            if self.planned.carried is not None:
-                self.env.continue_from(self.planned.carried)
-            self.brief = self.env.brief()
-            self.brief_images = self.env.brief_images()
-            self.tools = self.env.tool_specs()
-        return self.env
+    @property
+    def spent(self) -> Usage:
+        """Tokens and dollars spent so far: the logged calls (with their sub-agents' sessions), the agent's cost
+        after its last decision, and the cost of the call being run."""
+        total = (self.final_usage or Usage()) + (self._in_flight or Usage())
+        for event in self.events:
+            total = total + event.total_usage()
+        return total
 
-    def context(self) -> AgentContext:
-        """What an agent is told at the start: the brief, the tools, its seed and the suite's text syntax."""
-        env = self._env()
-        with self.blame(ENV_ERROR):
-            text_prompt = env.text_prompt()
-            system_prompt = env.system_prompt()
-        return AgentContext(
-            brief=self.brief,
-            brief_images=self.brief_images,
-            tools=self.tools,
-            seed=self.planned.agent_seed,
-            valid_calls=_guard_env_callback(env.valid_calls),
-            parse_text_action=_guard_env_callback(env.parse_text_action),
-            example_action=_guard_env_callback(env.example_action),
-            text_prompt=text_prompt,
-            system_prompt=system_prompt,
-        )
+    def budget_spent(self) -> Usage:
+        """What counts against the agent's budget (a session spends from its episode's)."""
+        return self.spent
 
     def _env(self) -> Env:
         if self.env is None:
             raise RuntimeError("the episode's environment is not open yet")
         return self.env
 
+    def _read_start(self) -> None:
+        """Read the environment's brief, its pictures and its tools."""
+        env = self._env()
+        with self.blame(Termination.ENV_ERROR):
+            self.brief = env.brief()
+            self.brief_images = env.brief_images()
+            self.tools = env.tool_specs()
+
+    # The agent
+
+    def context(self, *, role: str | None = None, seed: int | None = None) -> AgentContext:
+        """What an agent is told at the start: the brief, the tools, its seed and the suite's text syntax. The only
+        place an :class:`AgentContext` is made."""
+        env = self._env()
+        with self.blame(Termination.ENV_ERROR):
+            text_prompt = env.text_prompt()
+            system_prompt = env.system_prompt()
+        return AgentContext(
+            brief=self.brief,
+            brief_images=self.brief_images,
+            tools=self.tools,
+            seed=self.agent_seed if seed is None else seed,
+            valid_calls=_guard_env_callback(env.valid_calls),
+            parse_text_action=_guard_env_callback(env.parse_text_action),
+            example_action=_guard_env_callback(env.example_action),
+            text_prompt=text_prompt,
+            system_prompt=system_prompt,
+            role=role,
+        )
+
+    def decide(self, agent: Agent, history: list[Turn]) -> AgentDecision:
+        """The agent's next decision (its failure is the agent's error)."""
+        with self.blame(Termination.AGENT_ERROR):
+            decision = agent.act(history)
+            if not isinstance(decision, AgentDecision):
+                raise TypeError(f"act() returned {type(decision).__name__}, not AgentDecision")
+        return decision
+
+    def over_budget(self) -> bool:
+        """Stop the episode if the agent's token or dollar budget is spent; True if it was."""
+        budget = self.agent_options
+        if budget.token_limit is None and budget.cost_limit is None:
+            return False
+        spent = self.budget_spent()
+        exhausted = budget.over_budget(spent)
+        if exhausted is not None:
+            self.stop(exhausted, f"{exhausted} reached: {_spent(spent)}")
+        return exhausted is not None
+
+    def apply(self, decision: AgentDecision, *, agent_s: float = 0.0) -> ToolResult | None:
+        """Carry out the agent's decision: its call's result, or None when it ended the episode."""
+        if decision.call is None:
+            self.stop(decision.termination or Termination.AGENT_STOPPED, decision.message, decision.usage)
+            return None
+        return self.call(decision.call, message=decision.message, usage=decision.usage, agent_s=agent_s)
+
+    def play(self, agent: Agent, *, max_calls: int | None = None) -> None:
+        """Ask the started agent for calls until the environment, the agent, a budget or ``max_calls`` ends the
+        episode, then let the agent settle what it spent after its last decision.
+
+        The budget is checked before each decision, so an episode may overshoot it by one decision's cost.
+        """
+        history: list[Turn] = []
+        while not self.over:
+            if self.over_budget():
+                return
+            if max_calls is not None and len(history) >= max_calls:
+                message = f"the conformance check stops episodes after {max_calls} calls"
+                self.stop(Termination.CONFORMANCE_STEP_CAP, message)
+                return
+            started = time.perf_counter()
+            decision = self.decide(agent, history)
+            if decision.call is None:
+                self.apply(decision)
+                return
+            agent_s = time.perf_counter() - started
+            result = self.call(decision.call, message=decision.message, usage=decision.usage, agent_s=agent_s)
+            history.append(Turn(call=decision.call, result=result))
+        with self.blame(Termination.AGENT_ERROR):  # the environment ended the episode
+            self.settle(agent.finish(history))
+
+    # Calls and endings
+
     def call(
         self, call: ToolCall, *, message: str | None = None, usage: Usage | None = None, agent_s: float = 0.0
     ) -> ToolResult:
         """Run one tool call and log it with the agent's message, cost and thinking time."""
         started = time.perf_counter()
-        if usage is not None:  # counted first: a sub-agent the call runs spends from what is left
-            self.spent = self.spent + usage
-        with self.blame(ENV_ERROR):
-            result = self._env().call(call.tool, call.args)
-        session = self.sub_agents.take() if self.sub_agents is not None else None
-        if session is not None:
-            self.spent = self.spent + session.usage()
+        self._in_flight = usage  # counted first: a sub-agent the call runs spends from what is left
+        try:
+            with self.blame(Termination.ENV_ERROR):
+                result = self._env().call(call.tool, call.args)
+        finally:
+            self._in_flight = None
         self.events.append(
             Event(
-                step=len(self.events) + 1, call=call, result=result, agent_message=message, usage=usage, session=session
+                step=len(self.events) + 1,
+                call=call,
+                result=result,
+                agent_message=message,
+                usage=usage,
+                session=self._session_of_last_call(),
             )
         )
         self.timings.append(StepTiming(agent_s=agent_s, env_s=time.perf_counter() - started))
+        if self.env is not None and self.env.termination is not None and self.termination is None:
+            self.termination = self.env.termination
         return result
+
+    def _session_of_last_call(self) -> SubSession | None:
+        return None
+
+    def credit(self, step: int, message: str | None, usage: Usage | None) -> None:
+        """Book an agent's message and cost on the logged call ``step`` (1-based): an agent whose calls are run
+        outside this driver (an Inspect model) and whose turn's cost is known only after them."""
+        event = self.events[step - 1]
+        self.events[step - 1] = event.model_copy(update={"agent_message": message, "usage": usage})
+
+    def stop(self, termination: Termination, message: str | None = None, usage: Usage | None = None) -> None:
+        """End the episode for a reason outside the environment (the agent stopped, a budget ran out)."""
+        self.termination = termination
+        self.agent_message = message
+        self.final_usage = usage
+
+    def settle(self, usage: Usage | None) -> None:
+        """Book what the agent spent after its last decision (:meth:`Agent.finish`)."""
+        if usage is not None:
+            self.final_usage = usage
+
+
+class EpisodeRecorder(_Driver):
+    """The episode driver: one episode being played, its environment, its log and how it ended.
+
+    Every way an episode is played goes through it: the runner's agent loop (:func:`play_episode`), sub-agent
+    sessions (:class:`SessionDriver`, a child of the episode's driver), the conformance check, sessions whose agent
+    acts from outside the process (:mod:`discogym.core.session`: MCP clients, the web app), the Inspect solver and
+    provider, and Inspect log replay. So every episode is started, logged, blamed, scored and stored the same way.
+    The environment is closed exactly once: by :meth:`finish`, or by :meth:`abandon`.
+    """
+
+    def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
+        super().__init__(planned.agent, planned.agent_seed)
+        self.suite = suite
+        self.planned = planned
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._clock = time.perf_counter()
+        self._env_closed = False
+        self.agent_settings: dict[str, Any] = {}
+        self.agent_output: str | None = None
+        self.sub_agents: _SubAgentRunner | None = None
+        self.sub_agent_outputs: list[str] = []
+        self.session_timings: list[list[StepTiming]] = []
+
+    def open(self) -> Env:
+        """Make the environment and read its brief and tools."""
+        with self.blame(Termination.ENV_ERROR):
+            self.env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
+            if self.planned.carried is not None:
+                self.env.continue_from(self.planned.carried)
+        self._read_start()
+        return self.env
+
+    def make_agent(self, agent: Agent | None = None) -> Agent:
+        """The episode's agent (``agent``, or the one the plan names), its settings recorded."""
+        with self.blame(Termination.AGENT_ERROR):
+            if agent is None:
+                agent = make_agent(self.suite, self.planned.agent)
+            self.agent_settings = json_safe(dict(agent.settings()))
+        return agent
+
+    def start_agent(self, agent: Agent) -> Agent:
+        """Tell the agent the episode's context; a suite's own solvers also get the suite's hints."""
+        context = self.context()
+        if self.planned.agent.name in self.suite.reference_agents():
+            with self.blame(Termination.ENV_ERROR):
+                context.hints = json_safe(dict(self.suite.solver_hints(self.planned.task)))
+        with self.blame(Termination.AGENT_ERROR):
+            agent.start(context)
+        return agent
 
     def lend_sub_agents(self) -> None:
         """Let the environment's tools run sub-agents of the episode's own agent kind and model (an episode
@@ -203,28 +335,15 @@ class EpisodeRecorder:
         self.sub_agents = _SubAgentRunner(self)
         self._env().lend_sub_agents(self.sub_agents)
 
-    def stop(self, termination: str, message: str | None = None, usage: Usage | None = None) -> None:
-        """End the episode for a reason outside the environment (the agent stopped, a budget ran out)."""
-        self.termination = termination
-        self.agent_message = message
-        self.final_usage = usage
-        if usage is not None:
-            self.spent = self.spent + usage
-
-    def settle(self, usage: Usage | None) -> None:
-        """Add what the agent spent after its last decision (:meth:`Agent.finish`) to the episode's cost."""
-        if usage is not None:
-            self.final_usage = usage
-            self.spent = self.spent + usage
+    def _session_of_last_call(self) -> SubSession | None:
+        return self.sub_agents.take() if self.sub_agents is not None else None
 
     def _read_outcome(self) -> dict[str, Any]:
         """The environment's summary of the end, or {} when the episode ended with an error."""
         if self.error is not None or self.env is None:
             return {}
-        if self.termination is None:
-            self.termination = self.env.termination
         try:
-            with self.blame(ENV_ERROR):
+            with self.blame(Termination.ENV_ERROR):
                 outcome = self.env.outcome()
                 if not isinstance(outcome, dict):
                     raise TypeError(f"outcome() returned {type(outcome).__name__}, not dict")
@@ -239,12 +358,7 @@ class EpisodeRecorder:
         if self.env is None or self._env_closed:
             return
         self._env_closed = True
-        if blamed and self.error is None:
-            with suppress(EpisodeStopped), self.blame(ENV_ERROR):
-                self.env.close()
-        else:
-            with suppress(Exception):
-                self.env.close()
+        _close(self, self.env, blamed=blamed)
 
     def abandon(self) -> None:
         """The episode will not be written (an infrastructure fault, an interrupt, a client gone): close the
@@ -253,6 +367,8 @@ class EpisodeRecorder:
 
     def finish(self) -> tuple[Episode, EpisodeRuntime]:
         """Close the environment and return the scored, storable episode and its runtime sidecar."""
+        if self.termination is None:
+            raise RuntimeError("finish() before the episode ended: stop() it first")
         env_outcome = self._read_outcome()
         self._close_env(blamed=True)
         if self.error is not None:  # closing failed
@@ -263,6 +379,7 @@ class EpisodeRecorder:
             started_at=self.started_at,
             total_s=time.perf_counter() - self._clock,
             steps=self.timings,
+            sessions=self.session_timings,
             traceback=self.trace,
             agent_output="\n".join(filter(None, [self.agent_output, *self.sub_agent_outputs])) or None,
         )
@@ -270,9 +387,10 @@ class EpisodeRecorder:
 
     def _episode(self, env_outcome: dict[str, Any]) -> Episode:
         planned = self.planned
+        assert self.termination is not None
         outcome = Outcome(
             status="error" if self.error else "completed",
-            termination=self.termination or "unknown",
+            termination=self.termination,
             error=self.error,
             agent_message=self.agent_message,
             final_usage=self.final_usage,
@@ -304,10 +422,66 @@ class EpisodeRecorder:
         )
 
 
+def _close(driver: _Driver, env: Env, *, blamed: bool) -> None:
+    """Close ``env``: a failure is the driver's environment error when ``blamed`` (and it has none yet), and
+    ignored otherwise."""
+    if blamed and driver.error is None:
+        with suppress(EpisodeStopped), driver.blame(Termination.ENV_ERROR):
+            env.close()
+    else:
+        with suppress(Exception):
+            env.close()
+
+
+class SessionDriver(_Driver):
+    """A sub-agent's session inside one tool call of an episode (SciCrafter's scientist answering the engineer):
+    a child of the episode's driver, on the environment the tool made. Its budget is the episode's; a failure of
+    its environment or agent is the episode's environment or agent error; its environment is closed when it
+    ends, however it ends."""
+
+    def __init__(self, parent: EpisodeRecorder, env: Env, role: str, seed: int) -> None:
+        super().__init__(parent.agent_options, seed)
+        self.parent = parent
+        self.role = role
+        self.env = env
+
+    def budget_spent(self) -> Usage:
+        return self.parent.spent + self.spent
+
+    def _fail(self, termination: Termination, err: BaseException, description: str | None = None) -> None:
+        self.termination, self.error = termination, description or _describe(err)
+        raise _Blamed(termination, err, f"in the {self.role}'s session: ") from err
+
+    def run(self, agent: Agent) -> SubSession:
+        """Play the session to its end with the (not yet started) ``agent``; close its environment."""
+        env = self._env()
+        try:
+            self._read_start()
+            context = self.context(role=self.role)
+            with self.blame(Termination.AGENT_ERROR):
+                agent.start(context)
+            self.play(agent)
+        except BaseException:
+            _close(self, env, blamed=False)
+            raise
+        finally:
+            self.parent.session_timings.append(self.timings)
+        _close(self, env, blamed=True)
+        assert self.termination is not None
+        return SubSession(
+            role=self.role,
+            brief=self.brief,
+            events=self.events,
+            termination=self.termination,
+            agent_message=self.agent_message,
+            final_usage=self.final_usage,
+        )
+
+
 class _SubAgentRunner:
-    """Plays sub-agent sessions for an episode's tools (:meth:`Env.run_sub_agent`): each with a new agent made
-    from the episode's agent options, on the environment the tool gives, until it ends; the recorder logs the
-    session with the call that ran it."""
+    """Plays sub-agent sessions for an episode's tools (:meth:`Env.run_sub_agent`): each a :class:`SessionDriver`
+    with a new agent made from the episode's agent options; the episode logs the session with the call that ran
+    it."""
 
     def __init__(self, recorder: EpisodeRecorder) -> None:
         self.recorder = recorder
@@ -322,124 +496,25 @@ class _SubAgentRunner:
     def run(self, env: Env, role: str) -> SubSession:
         if self.finished is not None:
             raise RuntimeError("a tool call may run one sub-agent session")
-        recorder, planned = self.recorder, self.recorder.planned
+        recorder = self.recorder
         self.count += 1
+        driver = SessionDriver(recorder, env, role, derive_seed("sub-agent", recorder.planned.agent_seed, self.count))
         try:
-            agent = make_agent(recorder.suite, planned.agent)
-            try:
-                session = self._play(agent, env, role, derive_seed("sub-agent", planned.agent_seed, self.count))
-            finally:
-                with suppress(Exception):  # what it printed is kept beside the episode, as the agent's own is
-                    if (printed := agent.output()) is not None:
-                        recorder.sub_agent_outputs.append(f"[{role} session {self.count}]\n{printed}")
-                agent.close()
-        except (InfrastructureError, KeyboardInterrupt, EpisodeStopped):
+            with driver.blame(Termination.AGENT_ERROR):
+                agent = make_agent(recorder.suite, recorder.planned.agent)
+        except BaseException:
+            _close(driver, env, blamed=False)
             raise
-        except Exception as err:
-            raise _SubAgentFailed(_describe(err)) from err
+        try:
+            session = driver.run(agent)
+        finally:
+            with suppress(Exception):  # what it printed is kept beside the episode, as the agent's own is
+                if (printed := agent.output()) is not None:
+                    recorder.sub_agent_outputs.append(f"[{role} session {self.count}]\n{printed}")
+            with suppress(Exception):
+                agent.close()
         self.finished = session
         return session
-
-    def _play(self, agent: Agent, env: Env, role: str, seed: int) -> SubSession:
-        brief = env.brief()
-        agent.start(
-            AgentContext(
-                brief=brief,
-                tools=env.tool_specs(),
-                seed=seed,
-                valid_calls=env.valid_calls,
-                parse_text_action=env.parse_text_action,
-                text_prompt=env.text_prompt(),
-                system_prompt=env.system_prompt(),
-                example_action=env.example_action,
-                role=role,
-            )
-        )
-        budget = self.recorder.planned.agent
-        events: list[Event] = []
-        history: list[Turn] = []
-        spent = Usage()
-        while not env.done:
-            exhausted = budget.over_budget(self.recorder.spent + spent)
-            if exhausted is not None:
-                return SubSession(role=role, brief=brief, events=events, termination=exhausted)
-            decision = agent.act(history)
-            if decision.call is None:
-                return SubSession(
-                    role=role,
-                    brief=brief,
-                    events=events,
-                    termination=decision.termination or AGENT_STOPPED,
-                    agent_message=decision.message,
-                    final_usage=decision.usage,
-                )
-            result = env.call(decision.call.tool, decision.call.args)
-            events.append(
-                Event(
-                    step=len(events) + 1,
-                    call=decision.call,
-                    result=result,
-                    agent_message=decision.message,
-                    usage=decision.usage,
-                )
-            )
-            spent = spent + (decision.usage or Usage())
-            history.append(Turn(call=decision.call, result=result))
-        termination = env.termination or "unknown"
-        return SubSession(
-            role=role, brief=brief, events=events, termination=termination, final_usage=agent.finish(history)
-        )
-
-
-def _make_agent(recorder: EpisodeRecorder, agent: Agent | None = None) -> Agent:
-    with recorder.blame(AGENT_ERROR):
-        if agent is None:
-            agent = make_agent(recorder.suite, recorder.planned.agent)
-        recorder.agent_settings = json_safe(dict(agent.settings()))
-    return agent
-
-
-def _start_agent(recorder: EpisodeRecorder, agent: Agent) -> Agent:
-    context = recorder.context()
-    if recorder.planned.agent.name in recorder.suite.reference_agents():
-        with recorder.blame(ENV_ERROR):
-            context.hints = json_safe(dict(recorder.suite.solver_hints(recorder.planned.task)))
-    with recorder.blame(AGENT_ERROR):
-        agent.start(context)
-    return agent
-
-
-def _decide(recorder: EpisodeRecorder, agent: Agent, history: list[Turn]) -> AgentDecision:
-    with recorder.blame(AGENT_ERROR):
-        decision = agent.act(history)
-        if not isinstance(decision, AgentDecision):
-            raise TypeError(f"act() returned {type(decision).__name__}, not AgentDecision")
-    return decision
-
-
-def _agent_loop(recorder: EpisodeRecorder, agent: Agent) -> None:
-    """Ask the agent for calls until the environment, the agent or the budget ends the episode.
-
-    The budget is checked before each decision, so an episode may overshoot it by one decision's cost.
-    """
-    history: list[Turn] = []
-    budget = recorder.planned.agent
-    while not recorder.over:
-        exhausted = budget.over_budget(recorder.spent)
-        if exhausted is not None:
-            recorder.stop(exhausted, f"{exhausted} reached: {_spent(recorder.spent)}")
-            return
-        started = time.perf_counter()
-        decision = _decide(recorder, agent, history)
-        if decision.call is None:
-            recorder.stop(decision.termination or AGENT_STOPPED, decision.message, decision.usage)
-            return
-        result = recorder.call(
-            decision.call, message=decision.message, usage=decision.usage, agent_s=time.perf_counter() - started
-        )
-        history.append(Turn(call=decision.call, result=result))
-    with recorder.blame(AGENT_ERROR):  # the environment ended the episode
-        recorder.settle(agent.finish(history))
 
 
 def _spent(usage: Usage) -> str:
@@ -484,10 +559,10 @@ def storable(episode: Episode) -> Episode:
     problem = _unstorable(episode)
     if problem is None:
         return episode
-    termination, kept = ENV_ERROR, list(episode.events)
+    termination, kept = Termination.ENV_ERROR, list(episode.events)
     for index, event in enumerate(episode.events):
         if (in_call := _unstorable(event.call)) is not None:
-            termination, problem, kept = AGENT_ERROR, in_call, kept[:index]
+            termination, problem, kept = Termination.AGENT_ERROR, in_call, kept[:index]
             break
         if (in_result := _unstorable(event.result)) is not None:
             problem, kept = in_result, kept[:index]
@@ -517,9 +592,9 @@ def play_episode(
         try:
             recorder.open()
             recorder.lend_sub_agents()
-            player = _make_agent(recorder, agent)
+            player = recorder.make_agent(agent)
             try:
-                _agent_loop(recorder, _start_agent(recorder, player))
+                recorder.play(recorder.start_agent(player))
             finally:
                 with suppress(Exception):  # keeping what the agent printed, or releasing what it holds, never
                     recorder.agent_output = player.output()  # costs the episode
@@ -530,7 +605,7 @@ def play_episode(
         except KeyboardInterrupt:
             if not keep_interrupted:
                 raise
-            recorder.stop(ABANDONED, "interrupted (Ctrl-C)")
+            recorder.stop(Termination.ABANDONED, "interrupted (Ctrl-C)")
         return recorder.finish()
     except BaseException:
         recorder.abandon()

@@ -16,9 +16,9 @@ from typing import Any
 
 from discogym.core.agent import Agent, AgentContext, AgentDecision, Turn
 from discogym.core.errors import ToolError
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolImage, ToolSpec, parse_json
 
-ABANDONED = "abandoned"  # the termination of an episode the player left by end of input or Ctrl-C
 QUIT = "quit"
 
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)=")
@@ -199,7 +199,7 @@ class HumanAgent(Agent):
             try:
                 line = self.read("> ").strip()
             except EOFError:
-                return AgentDecision(message="the player left", termination=ABANDONED)
+                return AgentDecision(message="the player left", termination=Termination.ABANDONED)
             if line == QUIT:
                 return AgentDecision(message="the player quit")
             if not line:

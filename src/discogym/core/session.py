@@ -14,17 +14,17 @@ from pydantic import BaseModel
 
 from discogym.core.agent import AgentOptions
 from discogym.core.episode import EpisodeKey
-from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder, EpisodeStopped, PlannedEpisode
+from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
 from discogym.core.errors import InfrastructureError, UserError
 from discogym.core.planning import plan_next_free
 from discogym.core.storage import RunDir
 from discogym.core.suite import Suite
 from discogym.core.task import Condition, Task
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 UNKNOWN_CLIENT = "unknown"
 STARTED_ANOTHER = "the client started another task"
-ABANDONED = "abandoned"  # the termination of an episode whose client went away without ending it
 CLIENT_LEFT = "the client went away without ending the episode"
 
 
@@ -239,7 +239,7 @@ class Session:
 
     def end(self, message: str | None) -> str:
         """End the running episode at the client's wish (``agent_stopped``), write it, return its file name."""
-        self._running().stop(AGENT_STOPPED, message or None)
+        self._running().stop(Termination.AGENT_STOPPED, message or None)
         return self._write()
 
     def leave(self) -> str | None:
@@ -249,7 +249,7 @@ class Session:
         if not self.playing:
             self.abandon()  # an episode already over is written; this only drops a stale reference
             return None
-        self._running().stop(ABANDONED, CLIENT_LEFT)
+        self._running().stop(Termination.ABANDONED, CLIENT_LEFT)
         try:
             return self._write()
         except ClientMistake:  # an infrastructure fault while writing: abandoned unwritten, nothing to tell

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
 from discogym.core.errors import InfrastructureError, MissingCredentials, ToolError, UserError
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolSpec, parse_json
 from discogym.llm.clients import (
     ChatClient,
@@ -32,18 +33,13 @@ from discogym.llm.clients import (
     make_client,
 )
 from discogym.llm.models import ModelSpec, Price, find_price, parse_model, price_table
+from discogym.llm.prompts import SYSTEM_PROMPT
 
-SYSTEM_PROMPT = (
-    "You are an agent in an environment whose rules you may have to discover by experiment. You act only "
-    "through the environment's tools and learn from what each call returns. Finish the task the brief "
-    "describes."
-)
 TEXT_PROTOCOL = (
     "Act by replying with exactly one JSON object and nothing else, of the form "
     '{"tool": "<tool name>", "args": {<arguments>}}. One call per reply; its result comes back as the '
     "next message. The tools:\n"
 )
-NO_ANSWER = "no_answer"
 EMPTY_REPLY = "(empty reply)"
 
 
@@ -166,7 +162,7 @@ class LLMAgent(Agent):
                 if first_request:  # nothing the model did: the model name or an option is wrong for this endpoint
                     raise InfrastructureError(f"the endpoint refused the episode's first request: {err}") from err
                 message = f"the endpoint refused the request: {err}"
-                return AgentDecision(message=message, usage=usage, termination=NO_ANSWER)
+                return AgentDecision(message=message, usage=usage, termination=Termination.NO_ANSWER)
             usage = usage + self._priced(completion.usage)
             replies.append(completion.text)
             call, problem = self._read(completion)
@@ -177,7 +173,7 @@ class LLMAgent(Agent):
                     ChatMessage(role="user", text=f"Your reply could not be used: {problem}. {self._rules()}")
                 )
         last = replies[-1][:2000] if replies else ""
-        return AgentDecision(message=f"{problem}; last reply: {last!r}", usage=usage, termination=NO_ANSWER)
+        return AgentDecision(message=f"{problem}; last reply: {last!r}", usage=usage, termination=Termination.NO_ANSWER)
 
     def _rules(self) -> str:
         if self.config.mode == "native":

@@ -12,7 +12,6 @@
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from inspect_ai.log import (
     EvalConfig,
@@ -41,14 +40,11 @@ from inspect_ai.tool import ToolCallError
 from scipy import stats
 
 from discogym.core.episode import Episode
-from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder
 from discogym.core.errors import UserError
-from discogym.core.planning import plan_episode
 from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.tools import ToolCall
-from discogym.interfaces.inspect.tasks import LIMIT_MESSAGE, PROVIDER, TURN_LIMIT, agent_of
-from discogym.llm.agent import SYSTEM_PROMPT
+from discogym.core.termination import Termination
+from discogym.interfaces.inspect.episodes import PROVIDER, STORED_TERMINATION, replay_sample
+from discogym.llm.prompts import SYSTEM_PROMPT
 
 SCORER = "suite_score"
 NO_DATE = "1970-01-01T00:00:00+00:00"  # a run whose sidecars are gone: the export's date must not be today's
@@ -159,40 +155,14 @@ def episodes_of_log(path: Path) -> list[Episode]:
 
 
 def _replay(sample: EvalSample, model: str, path: Path) -> Episode:
-    meta: dict[str, Any] = sample.metadata or {}
-    where = f"{path} sample {sample.id} (epoch {sample.epoch})"
-    if not {"suite", "split", "task", "condition"} <= set(meta):
-        raise UserError(f"{where} is not a discogym sample (its metadata names no suite, split, task, condition)")
-    suite = get_suite(meta["suite"])
-    tasks = {task.id: task for task in suite.tasks(meta["split"])}
-    if meta["task"] not in tasks:
-        raise UserError(f"{where}: split '{meta['split']}' has no task {meta['task']!r}")
-    planned = plan_episode(
-        suite.name, tasks[meta["task"]], suite.condition(meta["condition"]), agent_of(suite, model), sample.epoch - 1, 0
+    limited = sample.limit is not None or (sample.store or {}).get(STORED_TERMINATION) == Termination.TURN_LIMIT
+    last_words = sample.output.message.text if sample.output and sample.output.choices else None
+    return replay_sample(
+        sample.messages,
+        sample.metadata or {},
+        model=model,
+        epoch=sample.epoch,
+        last_words=last_words,
+        limited=limited,
+        where=f"{path} sample {sample.id} (epoch {sample.epoch})",
     )
-    recorder = EpisodeRecorder(suite, planned)
-    recorder.open()
-    results = {m.tool_call_id: m for m in sample.messages if isinstance(m, ChatMessageTool)}
-    try:
-        for message in sample.messages:
-            if not isinstance(message, ChatMessageAssistant):
-                continue
-            for number, call in enumerate(message.tool_calls or []):
-                logged = results.get(call.id)
-                if logged is not None and logged.error is not None and logged.error.type == "parsing":
-                    continue  # Inspect refused the arguments: the call never reached the environment
-                text = message.text or None if number == 0 else None
-                result = recorder.call(ToolCall(tool=call.function, args=call.arguments), message=text)
-                if logged is not None and (logged.error.message if logged.error else logged.text) != result.text:
-                    raise UserError(f"{where}: call {call.id} gave another result than the log's")
-        if not recorder.over:
-            last = sample.output.message.text if sample.output and sample.output.choices else None
-            if sample.limit is not None or (sample.store or {}).get("EpisodeState:termination") == TURN_LIMIT:
-                recorder.stop(TURN_LIMIT, LIMIT_MESSAGE)
-            else:
-                recorder.stop(AGENT_STOPPED, last or None)
-        episode, _ = recorder.finish()
-    except BaseException:
-        recorder.abandon()
-        raise
-    return episode

@@ -22,11 +22,10 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import store_as
 
-from discogym.core.agent import Agent, AgentOptions, Turn
-from discogym.core.agent_lookup import make_agent
-from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder
-from discogym.core.jsonsafe import json_safe
-from discogym.interfaces.inspect.tasks import PROVIDER, RUNNING, EpisodeState
+from discogym.core.agent import Agent, Turn
+from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped
+from discogym.interfaces.inspect.episodes import PROVIDER
+from discogym.interfaces.inspect.tasks import RUNNING, EpisodeState
 
 
 @modelapi(name=PROVIDER)
@@ -55,10 +54,14 @@ class DiscogymAgentAPI(ModelAPI):
             raise RuntimeError(
                 f"model {PROVIDER}/{self.model_name} plays discogym tasks only (inspect eval discogym/...)"
             )
-        agent = self.agents.get(key) or self._start(key, recorder)
-        decision = agent.act([Turn(call=event.call, result=event.result) for event in recorder.events])
+        try:
+            agent = self.agents.get(key) or self._start(key, recorder)
+            decision = recorder.decide(agent, [Turn(call=event.call, result=event.result) for event in recorder.events])
+        except EpisodeStopped as err:  # the agent failed (or the environment, telling it): recorded as discogym does
+            self.agents.pop(key, None)
+            return ModelOutput.from_content(self.model_name, str(err))
         if decision.call is None:
-            recorder.stop(decision.termination or AGENT_STOPPED, decision.message, decision.usage)
+            recorder.apply(decision)
             self.agents.pop(key, None)
             return ModelOutput.from_content(self.model_name, decision.message or "")
         call = ToolCall(
@@ -72,12 +75,7 @@ class DiscogymAgentAPI(ModelAPI):
         )
 
     def _start(self, key: str, recorder: EpisodeRecorder) -> Agent:
-        suite, planned = recorder.suite, recorder.planned
-        agent = make_agent(suite, AgentOptions(name=planned.agent.name, options=planned.agent.options))
-        recorder.agent_settings = json_safe(dict(agent.settings()))  # recorded as the runner records them
-        context = recorder.context()
-        if planned.agent.name in suite.reference_agents():
-            context.hints = json_safe(dict(suite.solver_hints(planned.task)))
-        agent.start(context)
+        """The sample's agent, made, recorded and started as the runner's episode driver does it."""
+        agent = recorder.start_agent(recorder.make_agent())
         self.agents[key] = agent
         return agent

@@ -27,20 +27,15 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 from inspect_ai.util import LimitExceededError, StoreModel
 
-from discogym.core.agent import AgentOptions, Usage
-from discogym.core.agent_lookup import resolve_agent_name
+from discogym.core.agent import Usage
 from discogym.core.episode import Episode
-from discogym.core.episode_loop import AGENT_STOPPED, EpisodeRecorder, EpisodeStopped
-from discogym.core.planning import plan_episode
+from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped
 from discogym.core.storage import RunDir
-from discogym.core.suite import Suite, get_suite
+from discogym.core.suite import get_suite
+from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolImage, ToolSpec
-from discogym.llm.agent import SYSTEM_PROMPT  # the words discogym's own model agent starts from
-
-PROVIDER = "discogym"  # the offline model provider: --model discogym/reference, discogym/random, ...
-INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider
-TURN_LIMIT = "turn_limit"  # an Inspect limit (messages, tokens, time) ended the sample
-LIMIT_MESSAGE = "an Inspect limit ended the sample"
+from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, replay_sample, sample_episode
+from discogym.llm.prompts import SYSTEM_PROMPT  # the words discogym's own model agent starts from
 
 Names = str | list[str] | None  # one name, several separated by commas, or a list
 
@@ -122,23 +117,13 @@ def autumn(split: str | None = None, condition: Names = None, tasks: Names = Non
 # The episode
 
 
-def agent_of(suite: Suite, model: str) -> AgentOptions:
-    """The discogym agent a sample's episode is keyed under: ``discogym/NAME`` plays the suite's agent NAME
-    (keyed as ``discogym run --agent NAME`` keys it, so the two give the same episode); any other model is
-    agent ``inspect`` with that model."""
-    provider, _, name = model.partition("/")
-    if provider == PROVIDER:
-        return AgentOptions(name=resolve_agent_name(suite, name))
-    return AgentOptions(name=INSPECT_AGENT, model=model)
-
-
 @solver
 def play_episode() -> Solver:
     """Play the sample's episode: the model calls the suite's tools until the episode ends (the environment
     ends it, the model answers without a tool call, or an Inspect limit stops the sample)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        recorder = new_episode(state)
+        recorder = sample_episode(state.metadata, str(state.model), state.epoch)
         key = state.uuid
         RUNNING[key] = recorder
         progress = state.store_as(EpisodeState)
@@ -157,9 +142,9 @@ def play_episode() -> Solver:
                 message, usage = state.output.message, _usage(state.output.usage)
                 progress.steps = len(recorder.events)
                 if len(recorder.events) > before:
-                    credit_turn(recorder, before, message.text or None, usage)
+                    recorder.credit(before + 1, message.text or None, usage)
                 elif not recorder.over:
-                    recorder.stop(AGENT_STOPPED, message.text or None, usage)
+                    recorder.stop(Termination.AGENT_STOPPED, message.text or None, usage)
         except (EpisodeStopped, LimitExceededError):  # the environment failed (env_error), or an Inspect limit
             pass  # stopped the sample (turn_limit): the episode is recorded and scored either way
         except BaseException:  # the model failed (Inspect marks the sample an error): abandoned, as the runner
@@ -175,34 +160,10 @@ def play_episode() -> Solver:
     return solve
 
 
-def new_episode(state: TaskState) -> EpisodeRecorder:
-    """The recorder of the sample's episode, planned as ``discogym run`` plans it."""
-    meta = state.metadata
-    suite = get_suite(meta["suite"])
-    found = {t.id: t for t in suite.tasks(meta["split"])}
-    planned = plan_episode(
-        suite.name,
-        found[meta["task"]],
-        suite.condition(meta["condition"]),
-        agent_of(suite, str(state.model)),
-        repeat=state.epoch - 1,
-        run_seed=0,
-    )
-    return EpisodeRecorder(suite, planned)
-
-
-def credit_turn(recorder: EpisodeRecorder, first: int, message: str | None, usage: Usage | None) -> None:
-    """Log the model's turn as an agent's: its text and cost go with the first call it made."""
-    event = recorder.events[first]
-    recorder.events[first] = event.model_copy(update={"agent_message": message, "usage": usage})
-    if usage is not None:
-        recorder.spent = recorder.spent + usage
-
-
 def finish(recorder: EpisodeRecorder, out: str | None) -> Episode:
     """End the episode if it is still going (an Inspect limit stopped it), score it, and write it to ``out``."""
     if not recorder.over:
-        recorder.stop(TURN_LIMIT, LIMIT_MESSAGE)
+        recorder.stop(Termination.TURN_LIMIT, LIMIT_MESSAGE)
     episode, runtime = recorder.finish()
     if out:
         RunDir(Path(out)).write_episode(episode, runtime)
@@ -255,7 +216,7 @@ def suite_score() -> Scorer:
     """The suite's score of the sample's episode (0 when the suite gave none), with its components."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        episode = FINISHED.pop(state.uuid)
+        episode = FINISHED.pop(state.uuid, None) or _replayed(state)
         value = episode.score.value
         return Score(
             value=0.0 if value is None else value,
@@ -271,3 +232,18 @@ def suite_score() -> Scorer:
         )
 
     return score
+
+
+def _replayed(state: TaskState) -> Episode:
+    """The sample's episode played again from its messages: a sample scored in another process than the one that
+    played it (``inspect score LOG``)."""
+    progress = state.store_as(EpisodeState)
+    return replay_sample(
+        state.messages,
+        state.metadata,
+        model=str(state.model),
+        epoch=state.epoch,
+        last_words=state.output.message.text if state.output and state.output.choices else None,
+        limited=progress.termination == Termination.TURN_LIMIT,
+        where=f"sample {state.sample_id} (epoch {state.epoch})",
+    )

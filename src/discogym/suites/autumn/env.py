@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError
+from discogym.core.termination import Termination
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, PlanningTask, goal_reached, masked, play
 from discogym.suites.autumn.interpreter import Interpreter, parse_action
@@ -31,7 +32,6 @@ from discogym.suites.autumn.tasks import AutumnTask
 INTERACTION = "interaction"
 TEST = "test"
 DEFAULT_FRAME_RATE = 8
-DONE_REASONS = {"mfp": "answered", "planning": "goal_reached", "cd": "frame_chosen"}
 TASK_BRIEF = "A grid world to explore without reward (act, reset); a test follows, told to you only when it begins."
 
 
@@ -156,13 +156,13 @@ class WorldTestEnv(Env):
         if isinstance(self.challenge, PlanningTask):
             if goal_reached(frame, self.challenge.goal):
                 self.reached_at = number
-                self.finish(DONE_REASONS["planning"])
+                self.finish(Termination.GOAL_REACHED)
                 return ToolResult(text=result + "\nThe goal is reached.", data={"frame": frame}, done=True)
             if len(self.test_actions) >= self.challenge.step_limit:
-                self.finish("step_limit")
+                self.finish(Termination.STEP_LIMIT)
                 return ToolResult(text=result + "\nThe step limit is reached.", data={"frame": frame}, done=True)
         elif isinstance(self.challenge, ChangeTask) and len(self.test_actions) >= self.challenge.step_limit:
-            self.finish("step_limit")
+            self.finish(Termination.STEP_LIMIT)
             return ToolResult(text=result + "\nThe step limit is reached.", data={"frame": frame}, done=True)
         return ToolResult(text=result, data={"frame": frame})
 
@@ -193,7 +193,7 @@ class WorldTestEnv(Env):
         if args.index >= OPTIONS:
             raise ToolError(f"options are numbered 0 to {OPTIONS - 1}")
         self.mfp_choice = args.index
-        self.finish(DONE_REASONS["mfp"])
+        self.finish(Termination.ANSWERED)
         return ToolResult(text=f"you chose option {args.index}; the test is over", done=True)
 
     @tool(NoArgs)
@@ -215,7 +215,7 @@ class WorldTestEnv(Env):
         if args.index >= len(self.test_frames):
             raise ToolError(f"frames are numbered 0 to {len(self.test_frames) - 1}")
         self.chosen_frame = args.index
-        self.finish(DONE_REASONS["cd"])
+        self.finish(Termination.FRAME_CHOSEN)
         return ToolResult(text=f"you chose frame {args.index}; the test is over", done=True)
 
     @tool(NoteArgs)

@@ -15,14 +15,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core.env import Env, Limits
+from discogym.core.termination import Termination
 from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
 from discogym.suites.crafting import prompt, text, wiki
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
 
 MAX_STEPS = 30
-CRAFTED = "crafted"
-DECLARED_IMPOSSIBLE = "declared_impossible"
 Resolution = Literal["high", "medium", "low"]
 
 
@@ -202,7 +201,7 @@ class CraftingEnv(Env):
 
     @tool(ImpossibleArgs, description=text.DESCRIPTIONS["impossible"])
     def impossible(self, args: ImpossibleArgs) -> ToolResult:
-        self.finish(DECLARED_IMPOSSIBLE)
+        self.finish(Termination.DECLARED_IMPOSSIBLE)
         return ToolResult(text="You declared the task impossible; the episode is over.")
 
     def _slot_action(self, action: str, args: SlotActionArgs) -> ToolResult:
@@ -213,7 +212,7 @@ class CraftingEnv(Env):
         run = self.table.move if action == "move" else self.table.smelt
         problem = run(source, target, args.quantity)
         if problem is None and self.table.has_item(self.target):
-            self.finish(CRAFTED)
+            self.finish(Termination.CRAFTED)
         shown = self.observe() if problem is None else f"nothing moved: {problem}\n{self.observe()}"
         result = ToolResult(text=shown, images=self.images(), data={"applied": problem is None})
         if problem is not None:
@@ -231,7 +230,7 @@ class CraftingEnv(Env):
     def outcome(self) -> dict[str, Any]:
         return {
             "crafted": self.table.has_item(self.target),
-            "declared_impossible": self.termination == DECLARED_IMPOSSIBLE,
+            "declared_impossible": self.termination == Termination.DECLARED_IMPOSSIBLE,
             "steps": self.steps,
             "counts": {key: self.counts[key] for key in sorted(self.counts)},
         }

@@ -9,6 +9,7 @@ from typing import Any
 
 from discogym.core.errors import UserError
 from discogym.core.task import Condition, Task
+from discogym.core.termination import Termination
 from discogym.suites.crafting import data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.planner import PlanError, make_plan
@@ -54,7 +55,7 @@ def conversation(task: Task, condition: Condition) -> dict[str, Any] | None:
         action = f"impossible: {IMPOSSIBLE_REASON}"
         messages.append({"role": "assistant", "content": action})
         env.call("impossible", env.parse_text_action(action).args)
-        return {"id": task.id, "messages": messages} if env.termination == "declared_impossible" else None
+        return {"id": task.id, "messages": messages} if env.termination == Termination.DECLARED_IMPOSSIBLE else None
     if impossible:
         return None
     for step in plan.actions:
@@ -69,7 +70,11 @@ def conversation(task: Task, condition: Condition) -> dict[str, Any] | None:
         if env.done:
             break
         messages.append({"role": "user", "content": result.text})
-    return {"id": task.id, "messages": messages} if env.outcome()["crafted"] and env.termination == "crafted" else None
+    return (
+        {"id": task.id, "messages": messages}
+        if env.outcome()["crafted"] and env.termination == Termination.CRAFTED
+        else None
+    )
 
 
 def conversations(split: str, condition: Condition, limit: int | None = None) -> Iterator[dict[str, Any] | Task]:

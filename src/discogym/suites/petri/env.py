@@ -16,6 +16,7 @@ from pydantic import Field
 from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError, UserError
 from discogym.core.human import tool_line
+from discogym.core.termination import Termination
 from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.petri.boundary import BoundaryTruth
 from discogym.suites.petri.generate import PetriTaskSpec
@@ -276,7 +277,7 @@ class PetriEnv(Env):
         answer = args.model_dump()
         if self.task.boundary is not None:
             self.submission = answer
-            self.finish("submitted")
+            self.finish(Termination.SUBMITTED)
             return ToolResult(text="answer recorded; the episode is over", data={"submission": answer})
         if "metric" in answer and answer["metric"] not in self.sim.metrics:
             raise ToolError(f"unknown metric {answer['metric']!r}; metrics: {', '.join(self.sim.metrics)}")
@@ -287,7 +288,7 @@ class PetriEnv(Env):
         if len(set(named)) != len(named):
             raise ToolError("name two different parameters")
         self.submission = answer
-        self.finish("submitted")
+        self.finish(Termination.SUBMITTED)
         return ToolResult(text="answer recorded; the episode is over", data={"submission": answer})
 
     def outcome(self) -> dict[str, Any]:

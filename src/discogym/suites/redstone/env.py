@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from discogym.core.env import Env, Limits
 from discogym.core.errors import ToolError, UserError
 from discogym.core.human import parse_tool_line, usage_line
+from discogym.core.termination import Termination
 from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
@@ -28,7 +29,6 @@ TRIAL_BUDGET = 50
 MAX_STEPS = 2000
 EDIT_RUN_LIMIT = 100  # gt the world runs on after an edit, unless it is quiet earlier
 EVENT_LIMIT = 2000  # changes listed per get_event_stream call
-SUBMITTED = "submitted"
 
 
 class Presentation(BaseModel):
@@ -301,7 +301,7 @@ class RedstoneEnv(Env):
     @tool(NoArgs)
     def submit(self, args: NoArgs) -> ToolResult:
         """Hand the device to the evaluator; ends the episode."""
-        self.finish(SUBMITTED)
+        self.finish(Termination.SUBMITTED)
         return ToolResult(text=f"submitted a device of {len(self.device)} blocks; the episode is over", done=True)
 
     # The text syntax (for a person at the terminal, or a model with --agent-opt mode=suite)
@@ -363,7 +363,7 @@ class RedstoneEnv(Env):
         return self._report
 
     def outcome(self) -> dict[str, Any]:
-        submitted = self.termination == SUBMITTED
+        submitted = self.termination == Termination.SUBMITTED
         return {
             "submitted": submitted,
             "check": self.report().document(),

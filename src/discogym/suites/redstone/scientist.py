@@ -15,6 +15,7 @@ from pydantic import Field
 from discogym.core.console import plural
 from discogym.core.env import Limits
 from discogym.core.errors import ToolError
+from discogym.core.termination import Termination
 from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolResult, tool
 from discogym.suites.redstone.book import (
     BOOK_FORMATS,
@@ -31,7 +32,6 @@ from discogym.suites.redstone.tasks import TaskSpec
 
 LAB_STEPS = 400  # calls one scientist session may make
 BOOK_TOOLS = {"summary": "update_summary", "finding": "update_findings", "claim": "update_claims"}  # by format
-ANSWERED = "answered"
 
 
 class SummaryArgs(ToolArgs):
@@ -174,5 +174,5 @@ class ScientistLab(RedstoneEnv):
         if not self.reported:
             raise ToolError("file the experiment report with write_report before you answer")
         self.answer_text = args.answer
-        self.finish(ANSWERED)
+        self.finish(Termination.ANSWERED)
         return ToolResult(text="the engineer has your answer; your session is over", done=True)
