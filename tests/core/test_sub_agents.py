@@ -3,7 +3,7 @@ scientist), played on an environment the tool opens; the session is logged insid
 its own tokens, and counts against the episode's budget."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Termination, ToolCall, Turn, Usage
 from discogym.core.agent import AgentFactory
@@ -27,7 +27,7 @@ class TextArgs(ToolArgs):
 class HelperEnv(Env):
     """The sub-agent's environment: take notes, then reply (which ends it). Every one made is kept in ``made``."""
 
-    made: list["HelperEnv"] = []
+    made: ClassVar[list["HelperEnv"]] = []
 
     def __init__(self, question: str) -> None:
         self.question = question

@@ -92,4 +92,3 @@ def test_the_scan_finds_an_ending_written_as_a_string(tmp_path):
     )
     hits = sorted(_ending_literals(sample, tmp_path), key=lambda hit: int(hit.split(":")[1]))
     assert [hit.split(": ", 1)[1] for hit in hits] == ["'step_limit'", "'crafted'", "'turn_limit'", "'agent_stopped'"]
-

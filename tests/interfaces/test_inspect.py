@@ -3,6 +3,7 @@ the episodes ``discogym run`` gives (byte for byte, so the same scores); the sui
 a run exported as an Inspect log opens with Inspect's own reader, and ``discogym report`` reads Inspect logs by
 replaying their calls. Skipped, saying so, when inspect-ai is not installed (make install installs it)."""
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -22,6 +23,7 @@ inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is not install
 from inspect_ai.log import read_eval_log  # noqa: E402
 from inspect_ai.tool import ToolParams  # noqa: E402
 
+from discogym.interfaces.inspect.episodes import SCORER  # noqa: E402
 from discogym.interfaces.inspect.logs import episodes_of_log, export_run  # noqa: E402
 from discogym.interfaces.inspect.tasks import inspect_schema  # noqa: E402
 
@@ -66,7 +68,7 @@ def test_each_suite_played_in_inspect_gives_the_episodes_discogym_run_gives(suit
     assert episode_files(tmp_path / "inspect") == episode_files(tmp_path / "run")
     progress = {sample.store["EpisodeState:episode"]: sample.store["EpisodeState:steps"] for sample in log.samples}
     assert progress == {e.key.file_stem(): len(e.events) for e in RunDir(tmp_path / "inspect").iter_episodes()}
-    scores = {sample.metadata["task"]: sample.scores["suite_score"].value for sample in log.samples}
+    scores = {sample.metadata["task"]: sample.scores[SCORER].value for sample in log.samples}
     played = {e.key.task: e.score.value or 0.0 for e in RunDir(tmp_path / "run").iter_episodes()}
     assert scores == played
     assert essence(episodes_of_log(Path(log.location))) == essence(RunDir(tmp_path / "run").iter_episodes())
@@ -87,6 +89,43 @@ def test_inspect_eval_runs_offline_from_the_command_line_with_the_reference_scor
         "crafting/VAL0012/mst-se-i",
         "crafting/VAL0187/mst-se-i",
     ]
+
+
+def without_model_sdks(folder: Path) -> dict[str, str]:
+    """The environment of a process in which the model SDKs (openai, anthropic) cannot be imported, as after
+    ``pip install 'discogym[inspect]'`` alone."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['openai'] = None\nsys.modules['anthropic'] = None\n"
+    )
+    env = cli_environment()
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), env["PYTHONPATH"]])
+    return env
+
+
+def test_inspect_score_in_a_new_process_gives_the_logged_scores_without_the_model_sdks(tmp_path):
+    env = without_model_sdks(tmp_path / "no-sdks")
+    blocked = subprocess.run([sys.executable, "-c", "import openai"], capture_output=True, text=True, env=env)
+    assert blocked.returncode != 0 and "ModuleNotFoundError" in blocked.stderr  # the SDKs are out of reach
+    played = subprocess.run(
+        [INSPECT, "eval", "discogym/petri", "--model", "discogym/reference", "-T", "split=pilot-v0",
+         "-T", "tasks=market-1,swarm-1", "--log-dir", str(tmp_path / "logs"), "--display", "none"],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    (path,) = (tmp_path / "logs").glob("*.eval")
+    logged = {str(s.id): s.scores[SCORER].value for s in read_eval_log(str(path)).samples or []}
+    assert len(logged) == 2 and all(value > 0 for value in logged.values())
+    rescored_path = tmp_path / "rescored.eval"
+    rescored = subprocess.run(
+        [INSPECT, "score", str(path), "--action", "overwrite", "--output-file", str(rescored_path),
+         "--display", "none"],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert rescored.returncode == 0, rescored.stderr
+    log = read_eval_log(str(rescored_path))
+    assert log.status == "success"
+    assert {str(s.id): s.scores[SCORER].value for s in log.samples or []} == logged
 
 
 def test_a_run_exported_as_an_inspect_log_opens_and_reports_the_same_scores(tmp_path):
@@ -154,7 +193,7 @@ def test_a_model_of_another_provider_plays_through_its_own_client(tmp_path, monk
     assert (episode.key.agent, episode.key.model) == ("inspect", "openai-api/fake/tiny")
     assert [event.call.tool for event in episode.events] == ["submit"] and episode.score.success
     assert episode.usage().input_tokens > 0
-    assert log.samples[0].scores["suite_score"].value == episode.score.value == 50.0  # solved, no experiments
+    assert log.samples[0].scores[SCORER].value == episode.score.value == 50.0  # solved, no experiments
 
 
 def test_an_inspect_limit_ends_the_episode_which_is_still_recorded_and_scored(tmp_path):
@@ -169,7 +208,7 @@ def test_an_inspect_limit_ends_the_episode_which_is_still_recorded_and_scored(tm
     (sample,) = log.samples or []
     (episode,) = RunDir(tmp_path / "run").iter_episodes()
     assert episode.outcome.termination == "turn_limit" and 1 <= len(episode.events) <= 3
-    assert sample.scores["suite_score"].value == (episode.score.value or 0.0)
+    assert sample.scores[SCORER].value == (episode.score.value or 0.0)
     assert sample.store["EpisodeState:termination"] == "turn_limit"
     (replayed,) = episodes_of_log(Path(log.location))
     assert essence([replayed]) == essence([episode])

@@ -22,6 +22,10 @@ PROVIDER = "discogym"  # the offline model provider: --model discogym/reference,
 INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider
 LIMIT_MESSAGE = "an Inspect limit ended the sample"
 STORED_TERMINATION = "EpisodeState:termination"  # where a sample's store keeps how its episode ended
+# The scorer's name as logs record it. Inspect records a scorer without its package, and ``inspect score LOG`` in a
+# new process finds a package's scorer only under a name that starts with the package: hence the prefix, which the
+# scorer's own name carries (registered as discogym/discogym/suite_score, recorded as discogym/suite_score).
+SCORER = "discogym/suite_score"
 
 
 def agent_of(suite: Suite, model: str) -> AgentOptions:

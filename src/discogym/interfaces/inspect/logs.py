@@ -43,10 +43,9 @@ from discogym.core.episode import Episode
 from discogym.core.errors import UserError
 from discogym.core.storage import RunDir
 from discogym.core.termination import Termination
-from discogym.interfaces.inspect.episodes import PROVIDER, STORED_TERMINATION, replay_sample
+from discogym.interfaces.inspect.episodes import PROVIDER, SCORER, STORED_TERMINATION, replay_sample
 from discogym.llm.prompts import SYSTEM_PROMPT
 
-SCORER = "suite_score"
 NO_DATE = "1970-01-01T00:00:00+00:00"  # a run whose sidecars are gone: the export's date must not be today's
 
 

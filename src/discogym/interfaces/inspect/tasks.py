@@ -8,11 +8,13 @@ sample's uuid while the sample runs; the store holds the episode's progress (:cl
 ``-T out=DIR`` every episode is also written to a discogym run directory, for ``discogym report``.
 """
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jsonref
 from inspect_ai import Task, task
+from inspect_ai._util.registry import registry_add, registry_info, set_registry_info
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
     ChatMessageSystem,
@@ -34,7 +36,7 @@ from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from discogym.core.termination import Termination
 from discogym.core.tools import ToolCall, ToolImage, ToolSpec
-from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, replay_sample, sample_episode
+from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, SCORER, replay_sample, sample_episode
 from discogym.llm.prompts import SYSTEM_PROMPT  # the words discogym's own model agent starts from
 
 Names = str | list[str] | None  # one name, several separated by commas, or a list
@@ -211,7 +213,7 @@ def _tool(recorder: EpisodeRecorder, spec: ToolSpec) -> ToolDef:
     )
 
 
-@scorer(metrics=[mean(), stderr()])
+@scorer(metrics=[mean(), stderr()], name=SCORER)
 def suite_score() -> Scorer:
     """The suite's score of the sample's episode (0 when the suite gave none), with its components."""
 
@@ -247,3 +249,14 @@ def _replayed(state: TaskState) -> Episode:
         limited=progress.termination == Termination.TURN_LIMIT,
         where=f"sample {state.sample_id} (epoch {state.epoch})",
     )
+
+
+def _findable_under_its_recorded_name(factory: Callable[[], Scorer]) -> None:
+    """Index the scorer also under the name logs record (``discogym/suite_score``, see :data:`SCORER`), where
+    ``inspect score LOG`` looks for it, while its scores keep that name. Inspect has no public way to do this."""
+    info = registry_info(factory)
+    registry_add(factory, info.model_copy(update={"name": SCORER}))
+    set_registry_info(factory, info)
+
+
+_findable_under_its_recorded_name(suite_score)
