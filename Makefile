@@ -30,9 +30,10 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint $(OLDEST)/installed browser
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 # Debian's chromium, which Playwright drives in the web app's browser tests: installed when absent and apt-get
 # can (as root); otherwise those tests skip, saying so.

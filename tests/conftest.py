@@ -17,6 +17,25 @@ from tests.core.toy_suite import suite as toy_suite
 REPO = Path(__file__).resolve().parent.parent
 register_suite(toy_suite)
 
+# Tests that take minutes (the petri frozen sets regenerated under two numerics stacks, the documented commands):
+# started first, so that with `pytest -n auto` the cores share the rest while they run instead of waiting for one
+# of them at the end.
+LONG_FIRST = (
+    "tests/suites/petri/test_generate.py::test_verify_regenerates_every_frozen_task",
+    "tests/test_docs_examples.py::test_the_documented_commands_run",
+    "tests/suites/autumn/test_sets.py",
+    "tests/core/test_cli.py::test_sweep_runs_every_suite",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the long tests first, in the order of :data:`LONG_FIRST`, the others after them as collected."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(LONG_FIRST) if item.nodeid.startswith(prefix)), len(LONG_FIRST))
+
+    items.sort(key=rank)
+
 
 def cli_environment(**extra: str) -> dict[str, str]:
     """The environment for running ``discogym`` in a subprocess with the toy suite available."""

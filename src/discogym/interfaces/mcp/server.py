@@ -33,13 +33,13 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
+from discogym.core.mcp_content import MAX_REQUEST_BYTES, image_content, tool_result_content
 from discogym.core.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session, StartedTask
 from discogym.core.suite import Suite
 from discogym.core.tools import (
     MCP_HARNESS_TOOLS,
     ToolArgs,
     ToolImage,
-    ToolResult,
     ToolSpec,
     args_schema,
     describe_validation_error,
@@ -47,7 +47,6 @@ from discogym.core.tools import (
 
 SESSION_HEADER = "mcp-session-id"
 MCP_AGENT = "mcp"  # the agent name of every episode played through the server
-MAX_REQUEST_BYTES = 1 << 20  # an HTTP request body, or a tool call's arguments, larger than this is refused
 DEFAULT_IDLE_TIMEOUT = 600.0  # seconds an HTTP session may stay silent before it is freed
 NEEDS_SESSION = (
     "this server gives each client its own episode through an HTTP session: connect with the initialize "
@@ -107,21 +106,11 @@ def _text_result(
 ) -> types.CallToolResult:
     """A result whose text every client shows. Some clients (Codex) show only the structured content when
     there is any, so it repeats the text under ``text``, and is left out when the result carries images."""
-    content: list[Any] = [types.TextContent(text=text), *_images(images or [])]
+    content: list[Any] = [types.TextContent(text=text), *image_content(images or [])]
     if structured is None or images:
         return types.CallToolResult(content=content, is_error=error)
     fields = {"text": text, **structured.model_dump(mode="json")}
     return types.CallToolResult(content=content, is_error=error, structured_content=fields)
-
-
-def _images(images: list[ToolImage]) -> list[types.ImageContent]:
-    return [types.ImageContent(data=image.data_base64, mime_type=image.media_type) for image in images]
-
-
-def tool_result_content(result: ToolResult) -> types.CallToolResult:
-    """What the agent may see of a result: its text and images (never ``data``, which is for scorers)."""
-    content: list[Any] = [types.TextContent(text=result.text), *_images(result.images)]
-    return types.CallToolResult(content=content, is_error=not result.ok)
 
 
 @dataclass
