@@ -51,7 +51,7 @@ def test_an_environment_that_ends_with_a_name_of_its_own_is_told_which_names_the
 def _ending_literals(path: Path, root: Path = REPO) -> list[str]:
     """Where ``path`` writes an ending as a bare string: an argument of finish/stop/blame, a ``termination=``
     keyword, or a comparison with something called ``termination``."""
-    found = []
+    found: list[str] = []
     tree = ast.parse(path.read_text(), str(path))
     for node in ast.walk(tree):
         literals: list[ast.expr] = []

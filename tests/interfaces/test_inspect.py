@@ -103,6 +103,11 @@ def without_model_sdks(folder: Path) -> dict[str, str]:
     return env
 
 
+def sample_scores(log: Any) -> dict[str, Any]:
+    """Each sample's suite score in the log, by sample id."""
+    return {str(s.id): (s.scores or {})[SCORER].value for s in log.samples or []}
+
+
 def test_inspect_score_in_a_new_process_gives_the_logged_scores_without_the_model_sdks(tmp_path):
     env = without_model_sdks(tmp_path / "no-sdks")
     blocked = subprocess.run([sys.executable, "-c", "import openai"], capture_output=True, text=True, env=env)
@@ -114,8 +119,8 @@ def test_inspect_score_in_a_new_process_gives_the_logged_scores_without_the_mode
     )  # fmt: skip
     assert played.returncode == 0, played.stderr
     (path,) = (tmp_path / "logs").glob("*.eval")
-    logged = {str(s.id): s.scores[SCORER].value for s in read_eval_log(str(path)).samples or []}
-    assert len(logged) == 2 and all(value > 0 for value in logged.values())
+    logged = sample_scores(read_eval_log(str(path)))
+    assert len(logged) == 2 and all(isinstance(value, float) and value > 0 for value in logged.values())
     rescored_path = tmp_path / "rescored.eval"
     rescored = subprocess.run(
         [INSPECT, "score", str(path), "--action", "overwrite", "--output-file", str(rescored_path),
@@ -125,7 +130,7 @@ def test_inspect_score_in_a_new_process_gives_the_logged_scores_without_the_mode
     assert rescored.returncode == 0, rescored.stderr
     log = read_eval_log(str(rescored_path))
     assert log.status == "success"
-    assert {str(s.id): s.scores[SCORER].value for s in log.samples or []} == logged
+    assert sample_scores(log) == logged
 
 
 def test_a_run_exported_as_an_inspect_log_opens_and_reports_the_same_scores(tmp_path):

@@ -18,10 +18,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from discogym.core import AgentOptions
+from discogym.core.mcp_content import MAX_REQUEST_BYTES
 from discogym.core.runner import plan_episode
 from discogym.core.storage import RunDir
 from discogym.core.tools import ToolImage
-from discogym.interfaces.mcp.server import MAX_REQUEST_BYTES, build_server
+from discogym.interfaces.mcp.server import build_server
 from tests.conftest import REPO, cli_environment, discogym_command, mcp_toy_server
 from tests.core import toy_suite
 from tests.core.closing_suite import EVENTS, opened_and_closed
