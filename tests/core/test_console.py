@@ -15,9 +15,9 @@ from discogym.core.agent import Usage
 from discogym.core.console import fail, plural
 from discogym.core.episode import EpisodeKey
 from discogym.core.executors import EpisodeSummary
-from discogym.core.progress import ProgressBar
 from discogym.core.runner import RunSummary
 from discogym.interfaces.cli import report_incomplete
+from discogym.interfaces.progress import ProgressBar
 
 # Rich turns control characters (tabs, escapes) into something else; every other character must come out as given.
 TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=40)

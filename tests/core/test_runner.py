@@ -261,14 +261,21 @@ def test_report_aggregates_and_rescoring_reproduces_scores(tmp_path):
     assert rows["bisect"]["episodes"] == 8 and rows["bisect"]["mean score"] == 1.0
     assert rows["quitter"]["mean score"] == 0.0 and rows["quitter"]["mean steps"] == 0.0
     assert rows["crasher"]["errors"] == 8 and rows["crasher"]["mean score"] is None
-    assert report.tables[1].title == "toy: episodes"
+    endings = report.tables[1]
+    kinds = {row[2]: dict(zip(endings.columns, row, strict=True)) for row in endings.rows}
+    assert endings.title == "How the episodes ended"
+    assert (kinds["bisect"]["task"], kinds["bisect"]["endings"]) == (8, "submitted 8")
+    quitter = kinds["quitter"]
+    assert (quitter["agent"], quitter["task"], quitter["endings"]) == (8, 0, "agent_stopped 8")
+    assert (kinds["crasher"]["error"], kinds["crasher"]["endings"]) == (8, "agent_error 8")
+    assert report.tables[2].title == "toy: episodes"
     assert build_report(tmp_path, rescore=True).tables == report.tables
     with pytest.raises(UserError, match="holds no episodes"):
         build_report(tmp_path / "episodes")
 
 
 def test_an_interrupt_python_swallowed_still_stops_the_run_at_the_next_episode(tmp_path):
-    from discogym.core.progress import RunListener
+    from discogym.core.executors import RunListener
 
     class SwallowingListener(RunListener):
         """Delivers the interrupt where Python would drop it (as in an import's lock callback)."""

@@ -51,7 +51,8 @@ def test_a_run_lists_its_episodes_filterable_and_each_replays_step_by_step(serve
 def test_the_report_page_shows_the_runs_tables(served):
     status, page = served.get("/report/toy")
     assert status == 200 and "<h2>All episodes</h2>" in page and "<h2>toy: episodes</h2>" in page
-    assert page.count("<td>bisect</td>") == 1 + 2  # its row of All episodes, and the toy table's two episodes
+    assert "<h2>How the episodes ended</h2>" in page
+    assert page.count("<td>bisect</td>") == 1 + 1 + 2  # its rows of All episodes and of the endings, the toy table's
 
 
 @pytest.mark.parametrize(

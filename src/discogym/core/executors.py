@@ -47,6 +47,22 @@ class EpisodeSummary(BaseModel):
         return cls(key=episode.key, status=episode.outcome.status, score=episode.score.value, usage=episode.usage())
 
 
+class RunListener:
+    """Told what a run does; the default listens silently."""
+
+    def started(self, total: int, finished: list[EpisodeSummary]) -> None:
+        """The run has ``total`` episodes, of which ``finished`` were already written."""
+
+    def finished(self, done: EpisodeSummary) -> None:
+        """An episode was written."""
+
+    def fault(self, key: EpisodeKey, message: str, will_retry: bool) -> None:
+        """An episode was interrupted by an infrastructure fault and not written."""
+
+    def close(self) -> None:
+        """The run has stopped."""
+
+
 @dataclass(frozen=True)
 class Played:
     """An episode that was played to its end and written."""

@@ -9,6 +9,7 @@ that is not the one recomputed from the episode's log is replaced by the recompu
 import base64
 import html
 import os
+from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,7 @@ from discogym.core.report_tables import (
 )
 from discogym.core.storage import RUN_FILE, RunDir
 from discogym.core.suite import Suite, get_suite
+from discogym.core.termination import EndingKind
 from discogym.core.versions import mixed_versions
 
 GENERIC_COLUMNS = [
@@ -212,6 +214,27 @@ def generic_table(episodes: list[Episode]) -> ReportTable:
     return ReportTable(title="All episodes", columns=GENERIC_COLUMNS, rows=rows, notes=GENERIC_NOTES)
 
 
+ENDINGS_TITLE = "How the episodes ended"
+ENDINGS_NOTES = [
+    "by kind (discogym.core.EndingKind): task, the environment's own end (submitted, crafted, ...); agent, the agent "
+    "stopped or gave no usable answer; limit, a step, time, token, cost or turn limit cut it short; error, a bug of "
+    "the environment or agent (not scored); abandoned, its player or client left",
+]
+
+
+def endings_table(episodes: list[Episode]) -> ReportTable:
+    """One row per (suite, condition, agent, model): how many episodes ended in each kind of ending, and which
+    endings they were."""
+    rows = []
+    for key, members in group_by(episodes, _generic_key):
+        endings = Counter(e.outcome.termination for e in members)
+        kinds = Counter(ending.kind for ending in endings.elements())
+        listed = ", ".join(f"{name.value} {count}" for name, count in sorted(endings.items()))
+        rows.append([*key, *(kinds[kind] for kind in EndingKind), listed])
+    columns = [*GENERIC_COLUMNS[:4], *(kind.value for kind in EndingKind), "endings"]
+    return ReportTable(title=ENDINGS_TITLE, columns=columns, rows=rows, notes=ENDINGS_NOTES)
+
+
 def summary_table(root: Path, reports: Iterable[RunReport]) -> ReportTable:
     """The runs' generic tables in one: a row per run (its folder under ``root``), suite, condition, agent and
     model."""
@@ -313,7 +336,7 @@ def run_report(
     plots: list[Path] = []
     if plots_dir is not None and episodes:
         plots.extend(filter(None, [score_plot(episodes, plots_dir / "scores.png")]))
-    tables = [generic_table(episodes)]
+    tables = [generic_table(episodes), endings_table(episodes)]
     for name, suite in suites.items():
         own = [e for e in episodes if e.key.suite == name]
         tables.extend(suite.report(own))

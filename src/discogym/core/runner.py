@@ -14,9 +14,8 @@ from discogym.core.crosscheck import made_as_planned
 from discogym.core.episode import EpisodeKey
 from discogym.core.episode_loop import PlannedEpisode
 from discogym.core.errors import UserError
-from discogym.core.executors import EpisodeSummary, Executor, Played, executor_for
+from discogym.core.executors import EpisodeSummary, Executor, Played, RunListener, executor_for
 from discogym.core.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
-from discogym.core.progress import RunListener
 from discogym.core.storage import RunDir, UnwritableRun, atomic_write
 from discogym.core.suite import Suite
 from discogym.core.versions import check_resumable

@@ -32,8 +32,7 @@ from discogym.interfaces.suite_commands import SuiteCommandsGroup
 # are imported only when invoked (SuiteCommandsGroup).
 if TYPE_CHECKING:
     from discogym.core.agent import AgentOptions
-    from discogym.core.executors import Executor
-    from discogym.core.progress import RunListener
+    from discogym.core.executors import Executor, RunListener
     from discogym.core.run_report import RunReport
     from discogym.core.runner import RunConfig, RunSummary
     from discogym.core.suite import Suite
@@ -325,9 +324,10 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
-    from discogym.core.progress import ProgressBar, RunListener
+    from discogym.core.executors import RunListener
     from discogym.core.runner import RunConfig
     from discogym.core.suite import get_suite
+    from discogym.interfaces.progress import ProgressBar
 
     with user_errors():
         suite = get_suite(suite_name)
@@ -528,9 +528,10 @@ def _sweep_config(
 def _sweep_suite(
     suite: "Suite", config: "RunConfig", out: Path, workers: int, quiet: bool
 ) -> tuple["RunSummary", "RunReport"]:
+    from discogym.core.executors import RunListener
     from discogym.core.plots import plots_available
-    from discogym.core.progress import ProgressBar, RunListener
     from discogym.core.run_report import build_report
+    from discogym.interfaces.progress import ProgressBar
 
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
     summary = execute_run(suite, config, out, workers, 0, listener)

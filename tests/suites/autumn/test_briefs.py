@@ -11,8 +11,7 @@ from discogym.core.suite import get_suite
 from discogym.core.task import Task
 from discogym.suites.autumn.catalog import CATALOG, env_info
 from discogym.suites.autumn.env import WorldTestEnv
-from discogym.suites.autumn.suite import autumn_task
-from discogym.suites.autumn.tasks import KINDS, generate, task_numbers
+from discogym.suites.autumn.tasks import KINDS, autumn_task, generate, task_numbers
 
 KIND_WORDS = re.compile(r"\b(mfp|cd|mask\w*|predict\w*|plan\w*|chang\w*|detect\w*|goal\w*|target\w*|option\w*)\b")
 # Words of the interface itself (the actions, the grid), which a description may use too.

@@ -16,7 +16,7 @@ from discogym.core.task import Task
 from discogym.core.tools import ToolCall
 from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import Presentation, WorldTestEnv
-from discogym.suites.autumn.suite import autumn_task
+from discogym.suites.autumn.tasks import autumn_task
 from discogym.suites.autumn.verdict import recompute
 from tests.suites.rescore_log import assert_stored_scores_recompute, copy_run, rescore, run, tamper
 

@@ -8,7 +8,7 @@ from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from discogym.suites.autumn.catalog import CATALOG
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
-from discogym.suites.autumn.suite import autumn_task
+from discogym.suites.autumn.tasks import autumn_task
 from tests.conftest import run_discogym
 
 

@@ -11,7 +11,8 @@ from discogym.core import AgentOptions, Episode, Task
 from discogym.core.runner import RunConfig, Runner
 from discogym.core.storage import RunDir
 from discogym.suites.redstone.book import BookEntry, KnowledgeBook, ScientistNotes
-from discogym.suites.redstone.env import Presentation, RedstoneEnv, TrialBudget
+from discogym.suites.redstone.build_lab import TrialBudget
+from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.scientist import ScientistLab
 from discogym.suites.redstone.suite import spec_of, suite
 from tests.llm.conftest import model_for

@@ -8,8 +8,9 @@ from discogym.core.storage import RunDir
 from discogym.core.suite import get_suite
 from discogym.core.tools import ToolResult
 from discogym.suites.redstone.agents import placement_order, set_block_call
+from discogym.suites.redstone.build_lab import TRIAL_BUDGET, parse_action
 from discogym.suites.redstone.builder import build_device
-from discogym.suites.redstone.env import TRIAL_BUDGET, Presentation, RedstoneEnv, parse_action
+from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.tasks import make_task
 from tests.conftest import run_discogym
 

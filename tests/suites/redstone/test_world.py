@@ -8,8 +8,8 @@ import pytest
 
 from discogym.core.errors import UserError
 from discogym.suites.redstone.blocks import make_block, parse_block
+from discogym.suites.redstone.build_lab import parse_action
 from discogym.suites.redstone.engine import Simulator
-from discogym.suites.redstone.env import parse_action
 from discogym.suites.redstone.world import World, parse_world
 from tests.conftest import REPO, cli_environment, run_discogym
 from tests.suites.redstone.circuits import build

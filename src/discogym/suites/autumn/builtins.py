@@ -6,7 +6,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from discogym.suites.autumn.sexpr import AutumnError
-from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe, show_value
+from discogym.suites.autumn.values import (
+    Builtin,
+    Cell,
+    Instance,
+    Lambda,
+    ObjectType,
+    Position,
+    describe,
+    show_value,
+    truthy,
+)
 
 if TYPE_CHECKING:
     from discogym.suites.autumn.interpreter import Interpreter
@@ -56,9 +66,7 @@ class _Registry:
 
     @staticmethod
     def truth(value: Any) -> bool:
-        """Autumn's truthiness (imported late: the interpreter imports this module)."""
-        from discogym.suites.autumn.interpreter import truthy
-
+        """Autumn's truthiness."""
         return truthy(value)
 
 

@@ -29,7 +29,7 @@ from discogym.suites.autumn.sexpr import (
     parse,
     show,
 )
-from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe
+from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe, truthy
 
 Code = Callable[["Frame"], Any]
 Action = str | tuple[str, int, int] | None  # None is noop; ("click", x, y)
@@ -64,16 +64,6 @@ class OnClause:
     condition: Code
     body: Code
     node: Node
-
-
-def truthy(value: Any) -> bool:
-    """Autumn truthiness: booleans are themselves, lists are true when non-empty, null is false, anything else
-    (0 included) is true."""
-    if value is True or value is False:
-        return value
-    if isinstance(value, tuple):
-        return bool(value)
-    return value is not None
 
 
 def c_div(a: int, b: int) -> int:

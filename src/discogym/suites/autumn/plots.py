@@ -16,8 +16,7 @@ from discogym.core.report_tables import mean_score, scored_episodes
 from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import INTERACTION, Presentation
 from discogym.suites.autumn.metrics import WINDOW, perplexity_curve
-from discogym.suites.autumn.suite import autumn_task
-from discogym.suites.autumn.tasks import KINDS
+from discogym.suites.autumn.tasks import KINDS, autumn_task
 from discogym.suites.autumn.verdict import WorldTestWalk
 
 if TYPE_CHECKING:

@@ -20,7 +20,15 @@ from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask,
 from discogym.suites.autumn.env import TASK_BRIEF, Presentation, WorldTestEnv
 from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.metrics import exploration
-from discogym.suites.autumn.tasks import DEFAULT_VERSION, KINDS, VERSIONS, AutumnTask, packaged_tasks, read_tasks
+from discogym.suites.autumn.tasks import (
+    DEFAULT_VERSION,
+    KINDS,
+    VERSIONS,
+    AutumnTask,
+    autumn_task,
+    packaged_tasks,
+    read_tasks,
+)
 from discogym.suites.autumn.verdict import recompute
 
 ALL = "all"
@@ -83,10 +91,6 @@ def parse_split(split: str) -> tuple[str, str]:
             "a version alone, or a task file (.json)"
         )
     return name, version
-
-
-def autumn_task(task: Task) -> AutumnTask:
-    return AutumnTask.model_validate(task.ground_truth["task"])
 
 
 class AutumnSuite(Suite):

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core.errors import UserError
 from discogym.core.seeding import derive_seed, make_rng
+from discogym.core.task import Task
 from discogym.suites.autumn import challenges
 from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
@@ -53,6 +54,11 @@ class AutumnTask(BaseModel):
     @property
     def kind(self) -> Kind:
         return self.challenge.kind
+
+
+def autumn_task(task: Task) -> AutumnTask:
+    """The challenge behind a harness Task (kept in its ground truth)."""
+    return AutumnTask.model_validate(task.ground_truth["task"])
 
 
 class TaskSet(BaseModel):

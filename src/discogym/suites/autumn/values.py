@@ -154,3 +154,13 @@ def show_value(value: Any) -> str:
     if isinstance(value, Lambda | Builtin):
         return f"<function {value.name}>"
     return str(value)
+
+
+def truthy(value: Any) -> bool:
+    """Autumn truthiness: booleans are themselves, lists are true when non-empty, null is false, anything else
+    (0 included) is true."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, tuple):
+        return bool(value)
+    return value is not None

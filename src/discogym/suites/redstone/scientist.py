@@ -25,8 +25,8 @@ from discogym.suites.redstone.book import (
     ScientistNotes,
     text_field,
 )
+from discogym.suites.redstone.build_lab import BuildLab, TrialBudget
 from discogym.suites.redstone.engine import Simulator
-from discogym.suites.redstone.env import Presentation, RedstoneEnv, TrialBudget
 from discogym.suites.redstone.lab import lab_world
 from discogym.suites.redstone.tasks import TaskSpec
 
@@ -89,14 +89,14 @@ runs controlled experiments in a separate lab, records what it finds in the know
 answers you. Its button presses come off the same budget of verification trials as yours."""
 
 
-class ScientistLab(RedstoneEnv):
+class ScientistLab(BuildLab):
     """The scientist's sandbox: an empty lab with the task's palette and the engineer's tools (no submit), the
     engineer's trial budget, and the tools to report, update the book and answer."""
 
     limits: ClassVar[Limits] = Limits(max_steps=LAB_STEPS)
 
     def __init__(self, spec: TaskSpec, budget: TrialBudget, notes: ScientistNotes, question: str) -> None:
-        super().__init__(spec, Presentation(), budget)
+        super().__init__(spec, budget)
         self.notes = notes
         self.question = question
         self.answer_text: str | None = None

@@ -23,7 +23,8 @@ from discogym.core.errors import ToolError, UserError
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, Block, Pos
 from discogym.suites.redstone.book import ScientistNotes
-from discogym.suites.redstone.env import MAX_STEPS, Presentation, RedstoneEnv, SetBlockArgs, TrialBudget
+from discogym.suites.redstone.build_lab import BuildLab, SetBlockArgs, TrialBudget
+from discogym.suites.redstone.env import MAX_STEPS, Presentation, RedstoneEnv
 from discogym.suites.redstone.lab import lab_world, the_button
 from discogym.suites.redstone.scientist import LAB_STEPS, ScientistLab
 from discogym.suites.redstone.tasks import TaskSpec
@@ -52,7 +53,7 @@ class DeviceLog:
 class DeviceReplay:
     """Replays the device-changing calls of a log on the task's empty lab (the engineer's, or a scientist's)."""
 
-    def __init__(self, spec: TaskSpec, env: RedstoneEnv, budget: TrialBudget) -> None:
+    def __init__(self, spec: TaskSpec, env: BuildLab, budget: TrialBudget) -> None:
         self.spec = spec
         self.region = check.region_of(spec)
         self.world = lab_world({}, self.region)

@@ -1,4 +1,4 @@
-"""Progress of a run: a listener interface and its rich progress bar.
+"""Progress of a run in the terminal: a rich progress bar, told what the run does as its listener.
 
 Nothing shown is read as rich markup: a task id, an agent name or a fault's message (an endpoint's error body
 echoing ``[/v1/chat/completions]``) is shown as it is and never stops the run.
@@ -10,26 +10,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from discogym.core.console import styled
+from discogym.core.executors import EpisodeSummary, RunListener
 
 if TYPE_CHECKING:
     from discogym.core.episode import EpisodeKey
-    from discogym.core.runner import EpisodeSummary
-
-
-class RunListener:
-    """Told what a run does; the default listens silently."""
-
-    def started(self, total: int, finished: "list[EpisodeSummary]") -> None:
-        """The run has ``total`` episodes, of which ``finished`` were already written."""
-
-    def finished(self, done: "EpisodeSummary") -> None:
-        """An episode was written."""
-
-    def fault(self, key: "EpisodeKey", message: str, will_retry: bool) -> None:
-        """An episode was interrupted by an infrastructure fault and not written."""
-
-    def close(self) -> None:
-        """The run has stopped."""
 
 
 class ProgressBar(RunListener):
