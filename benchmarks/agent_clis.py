@@ -25,10 +25,9 @@ from tests.core.toy_suite import suite
 from tests.llm.fake_endpoint import Calls, Say
 
 from discogym.agent_clis.install import find_cli
-from discogym.core import AgentOptions, register_suite
-from discogym.core.errors import UserError
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core import AgentOptions, UserError, register_suite
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 
 DIGIT = int(suite.tasks("tiny")[0].ground_truth["digit"])
 

@@ -35,7 +35,7 @@ from discogym.core import (
     Turn,
     tool,
 )
-from discogym.core.runner import RunConfig, Runner
+from discogym.core.running.runner import RunConfig, Runner
 
 
 class AddArgs(ToolArgs):

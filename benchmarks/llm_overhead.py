@@ -24,8 +24,8 @@ from tests.core.toy_suite import suite
 from tests.llm.fake_endpoint import FakeEndpoint
 
 from discogym.core import AgentOptions
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 
 
 def bare_sdk_requests_per_second(endpoint: FakeEndpoint, requests: int) -> float:

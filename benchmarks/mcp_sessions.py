@@ -23,8 +23,8 @@ from pathlib import Path
 import mcp_types as types
 from mcp import Client
 
-from discogym.core.human import parse_tool_line
-from discogym.core.suite import get_suite
+from discogym.core import get_suite
+from discogym.core.terminal.human import parse_tool_line
 
 SPLIT = "pilot-v0"
 

@@ -16,10 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ray
 
-from discogym.core.ray_executor import RayExecutor
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core import get_suite
+from discogym.core.running.ray_executor import RayExecutor
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 
 
 def files(out: Path) -> dict[str, bytes]:

@@ -13,9 +13,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from discogym.core import AgentOptions
-from discogym.core.planning import Setting
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.planning import Setting
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.suites.redstone.suite import suite
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from discogym.agent_clis.install import cli_spec, find_cli
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from tests.conftest import mcp_toy_server
 
 

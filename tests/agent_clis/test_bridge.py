@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 
 from discogym.agent_clis.bridge import STOP_TIMEOUT, ToolBridge
-from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+from discogym.core import ToolCall, ToolImage, ToolResult, ToolSpec
 from tests.core.toy_suite import PICTURE
 
 WAIT = 30.0  # seconds any one step may take before the test fails

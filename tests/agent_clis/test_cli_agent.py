@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 from discogym.agent_clis import OPTIONS, bridge
 from discogym.agent_clis.agent import CliSettings
 from discogym.core import AgentOptions, register_suite
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from tests.agent_clis.fake_endpoints import AnthropicEndpoint, ResponsesEndpoint, ScriptedEndpoint
 from tests.conftest import free_port, run_discogym
 from tests.core.toy_suite import suite

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from discogym.agent_clis.install import clean_environment
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 from tests.agent_clis.conftest import McpServer, Sandbox
 from tests.agent_clis.fake_endpoints import MCP_PREFIX, AnthropicEndpoint, ResponsesEndpoint, ScriptedEndpoint
 from tests.llm.fake_endpoint import Calls, Say

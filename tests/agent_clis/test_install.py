@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from discogym.agent_clis.install import CLIS, LOCAL_DIR_ENV, cli_version, find_cli
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from tests.conftest import REPO
 
 

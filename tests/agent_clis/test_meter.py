@@ -15,8 +15,8 @@ import openai
 import pytest
 
 from discogym.agent_clis.meter import Meter, UsageReader, is_model_request
-from discogym.core.agent import AgentOptions, Usage
-from discogym.core.storage import RunDir
+from discogym.core import AgentOptions, Usage
+from discogym.core.running.storage import RunDir
 from discogym.llm.models import Price
 from tests.agent_clis.fake_endpoints import AnthropicEndpoint, ResponsesEndpoint, sse
 from tests.agent_clis.test_cli_agent import CLIS, DIGIT, run_cli_agent

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from discogym.core import get_suite
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 from tests.agent_clis.test_cli_agent import CLIS, endpoint_environment
 from tests.conftest import run_discogym
 from tests.llm.fake_endpoint import Calls, Say

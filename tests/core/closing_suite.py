@@ -19,13 +19,13 @@ from discogym.core import (
     Condition,
     Env,
     InfrastructureError,
+    NoArgs,
     Task,
     ToolCall,
     ToolResult,
     Turn,
     tool,
 )
-from discogym.core.tools import NoArgs
 from tests.core.toy_suite import DigitEnv, DigitSuite
 
 LOG_VARIABLE = "DISCOGYM_CLOSE_LOG"

@@ -6,10 +6,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, ToolCall, Turn, Usage
-from discogym.core.episode_loop import PlannedEpisode, play_episode
-from discogym.core.errors import InfrastructureError
-from discogym.core.planning import plan_episode
+from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, InfrastructureError, ToolCall, Turn, Usage
+from discogym.core.running.episode_loop import PlannedEpisode, play_episode
+from discogym.core.running.planning import plan_episode
 from tests.core.toy_suite import suite
 
 

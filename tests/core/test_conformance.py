@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from discogym.core import Condition, Episode, Score, Task, ToolResult, ToolSpec, tool
-from discogym.core.conformance import (
+from discogym.core import Condition, Episode, NoArgs, Score, Task, ToolResult, ToolSpec, all_suites, tool
+from discogym.core.checks.conformance import (
     CHECKS,
     UNKNOWN_SPLIT,
     Finding,
@@ -16,8 +16,7 @@ from discogym.core.conformance import (
     play_random_episode,
     secret_values,
 )
-from discogym.core.suite import all_suites
-from discogym.core.tools import MCP_HARNESS_TOOLS, NoArgs
+from discogym.core.model.tools import MCP_HARNESS_TOOLS
 from tests.core.toy_suite import DigitArgs, DigitEnv, DigitSuite
 
 # The toy suite is a test fixture with a deliberately broken condition: it gets its own tests below.

@@ -11,11 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from discogym.core.agent import Usage
-from discogym.core.console import fail, plural
-from discogym.core.episode import EpisodeKey
-from discogym.core.executors import EpisodeSummary
-from discogym.core.runner import RunSummary
+from discogym.core import EpisodeKey, Usage
+from discogym.core.running.executors import EpisodeSummary
+from discogym.core.running.runner import RunSummary
+from discogym.core.terminal.console import fail, plural
 from discogym.interfaces.cli import report_incomplete
 from discogym.interfaces.progress import ProgressBar
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from discogym.core import AgentOptions, Episode
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, wait_for_episodes
 from tests.core.closing_suite import EVENTS, LOG_VARIABLE, opened_and_closed, suite
 

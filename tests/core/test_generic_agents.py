@@ -5,13 +5,13 @@ import re
 
 import pytest
 
-import discogym.core.agent as agent_module
+import discogym.core.model.agent as agent_module
 from discogym.core import AgentContext, AgentOptions, ToolCall, Turn, UserError, register_agent
-from discogym.core.agent import find_generic_agent
-from discogym.core.agent_lookup import accepted_options, agent_names, make_agent, resolve_agent_name
-from discogym.core.generic_agents import RandomAgent, load_transcript
-from discogym.core.human import HumanAgent
-from discogym.core.planning import RunConfig
+from discogym.core.model.agent import find_generic_agent
+from discogym.core.running.agent_lookup import accepted_options, agent_names, make_agent, resolve_agent_name
+from discogym.core.running.generic_agents import RandomAgent, load_transcript
+from discogym.core.running.planning import RunConfig
+from discogym.core.terminal.human import HumanAgent
 from tests.core.toy_suite import suite
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
-from discogym.core.episode import CANONICAL_JSON
-from discogym.core.suite import all_suites, get_suite
+from discogym.core import all_suites, get_suite
+from discogym.core.model.episode import CANONICAL_JSON
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "tool_specs"
 SHIPPED = [suite.name for suite in all_suites() if type(suite).__module__.startswith("discogym.suites.")]

@@ -5,13 +5,12 @@ from pathlib import Path
 
 import numpy as np
 
-from discogym.core import register_suite
-from discogym.core.human_baselines import human_baseline_table
-from discogym.core.report_tables import ReportTable
-from discogym.core.run_report import build_report
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.session import ExternalEpisodes
-from discogym.core.storage import RunDir
+from discogym.core import ReportTable, register_suite
+from discogym.core.reporting.human_baselines import human_baseline_table
+from discogym.core.reporting.run_report import build_report
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.session import ExternalEpisodes
+from discogym.core.running.storage import RunDir
 from tests.core.toy_suite import suite
 
 TASK = suite.tasks("tiny")[0]

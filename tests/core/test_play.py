@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from discogym.core.human import parse_tool_line, tool_line, usage_line
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.tools import ToolCall, ToolSpec
+from discogym.core import ToolCall, ToolSpec, get_suite
+from discogym.core.running.storage import RunDir
+from discogym.core.terminal.human import parse_tool_line, tool_line, usage_line
 from tests.conftest import REPO, cli_environment, discogym_command, run_discogym
 
 

@@ -4,9 +4,9 @@ import pytest
 from matplotlib.patches import Rectangle
 
 from discogym.core import AgentOptions, Episode
-from discogym.core.episode_loop import play_episode
-from discogym.core.plots import score_figure, score_plot, score_scale
-from discogym.core.runner import plan_episode
+from discogym.core.reporting.plots import score_figure, score_plot, score_scale
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import plan_episode
 from tests.core.toy_suite import suite
 
 

@@ -15,13 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import discogym.core.generic_agents  # noqa: F401 - the built-in agents register before any test copies the registry
+import discogym.core.running.generic_agents  # noqa: F401 - the built-in agents register before any test copies the registry
+from discogym.core import UserError, all_suites, get_suite, plugins
 from discogym.core import agent as agent_module
-from discogym.core import plugins
 from discogym.core import suite as suite_module
-from discogym.core.agent import generic_agents
-from discogym.core.errors import UserError
-from discogym.core.suite import all_suites, get_suite
+from discogym.core.model.agent import generic_agents
 from tests.conftest import REPO, cli_environment, discogym_command
 
 FAKE_PREFIX = "fakeplug_"  # every module the fake plugins install starts with it
@@ -62,8 +60,8 @@ def register():
     raise KeyError("missing setting")
 """
 AGENTS = """
-from discogym.core.agent import register_agent
-from discogym.core.generic_agents import RandomAgent
+from discogym.core import register_agent
+from discogym.core.running.generic_agents import RandomAgent
 
 def register():
     register_agent("fakeagent", lambda options: RandomAgent(), "a plugin's agent")

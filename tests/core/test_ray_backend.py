@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core.console import EXIT_INTERRUPTED
-from discogym.core.ray_executor import RayExecutor
-from discogym.core.storage import RunDir
+from discogym.core.running.ray_executor import RayExecutor
+from discogym.core.running.storage import RunDir
+from discogym.core.terminal.console import EXIT_INTERRUPTED
 from tests.conftest import REPO, cli_environment, discogym_command, run_discogym, wait_for_episodes
 from tests.core.test_runner import config, episodes, run
 

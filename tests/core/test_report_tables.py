@@ -7,8 +7,7 @@ import pytest
 from scipy.stats import binomtest, sem
 
 from discogym.core import AgentOptions, Episode
-from discogym.core.episode_loop import play_episode
-from discogym.core.report_tables import (
+from discogym.core.reporting.report_tables import (
     agent_rows,
     by_agent,
     component_mean,
@@ -25,8 +24,9 @@ from discogym.core.report_tables import (
     table_markdown,
     wilson_interval,
 )
-from discogym.core.run_report import GENERIC_COLUMNS, generic_table
-from discogym.core.runner import plan_episode
+from discogym.core.reporting.run_report import GENERIC_COLUMNS, generic_table
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import plan_episode
 from tests.core.toy_suite import suite
 
 

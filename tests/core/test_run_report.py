@@ -8,14 +8,13 @@ from typing import Any
 
 import pytest
 
-from discogym.core import AgentOptions, Episode, UserError
-from discogym.core.agent_lookup import resolve_agent_name
-from discogym.core.episode_loop import play_episode
-from discogym.core.planning import plan_episode
-from discogym.core.run_report import build_report
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core import AgentOptions, Episode, UserError, get_suite
+from discogym.core.reporting.run_report import build_report
+from discogym.core.running.agent_lookup import resolve_agent_name
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.planning import plan_episode
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from tests.conftest import run_discogym
 from tests.core.toy_suite import suite as toy
 

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions, Episode, InfrastructureError, UserError, executors, storage
-from discogym.core.episode import EpisodeKey
-from discogym.core.episode_loop import play_episode, score_episode
-from discogym.core.executors import Executor, Faulted, Played, play_and_write
-from discogym.core.run_report import build_report
-from discogym.core.runner import RunConfig, Runner, plan_episodes
-from discogym.core.storage import RunDir, RunInUse, atomic_write
+from discogym.core import AgentOptions, Episode, EpisodeKey, InfrastructureError, UserError, executors, storage
+from discogym.core.reporting.run_report import build_report
+from discogym.core.running.episode_loop import play_episode, score_episode
+from discogym.core.running.executors import Executor, Faulted, Played, play_and_write
+from discogym.core.running.runner import RunConfig, Runner, plan_episodes
+from discogym.core.running.storage import RunDir, RunInUse, atomic_write
 from tests.conftest import cli_environment, run_discogym
 from tests.core.toy_suite import MALFORMED_CALLS, DigitSuite, suite
 
@@ -275,7 +274,7 @@ def test_report_aggregates_and_rescoring_reproduces_scores(tmp_path):
 
 
 def test_an_interrupt_python_swallowed_still_stops_the_run_at_the_next_episode(tmp_path):
-    from discogym.core.executors import RunListener
+    from discogym.core.running.executors import RunListener
 
     class SwallowingListener(RunListener):
         """Delivers the interrupt where Python would drop it (as in an import's lock callback)."""
@@ -330,7 +329,7 @@ def test_any_executor_plays_the_queue_and_the_runner_keeps_retries_and_resume(tm
 HOLD_LOCK = """
 import sys
 from pathlib import Path
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 with RunDir(Path(sys.argv[1])).locked():
     print("locked", flush=True)
     sys.stdin.read()

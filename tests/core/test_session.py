@@ -5,11 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions, Episode
-from discogym.core.planning import plan_episode, plan_next_free
-from discogym.core.session import STARTED_ANOTHER, ClientMistake, ExternalEpisodes, Session
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core import AgentOptions, Episode, get_suite
+from discogym.core.running.planning import plan_episode, plan_next_free
+from discogym.core.running.session import STARTED_ANOTHER, ClientMistake, ExternalEpisodes, Session
+from discogym.core.running.storage import RunDir
 from tests.core.closing_suite import EVENTS, opened_and_closed, suite
 
 

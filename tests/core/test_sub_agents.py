@@ -5,15 +5,30 @@ its own tokens, and counts against the episode's budget."""
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Termination, ToolCall, Turn, Usage
-from discogym.core.agent import AgentFactory
-from discogym.core.env import NO_SUB_AGENTS, Env
-from discogym.core.episode import Episode, Score
-from discogym.core.episode_loop import PlannedEpisode, play_episode
-from discogym.core.planning import plan_episode
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
-from discogym.core.tools import NoArgs, ToolArgs, ToolResult, tool
+from discogym.core import (
+    Agent,
+    AgentContext,
+    AgentDecision,
+    AgentFactory,
+    AgentOptions,
+    Condition,
+    Env,
+    Episode,
+    NoArgs,
+    Score,
+    Suite,
+    Task,
+    Termination,
+    ToolArgs,
+    ToolCall,
+    ToolResult,
+    Turn,
+    Usage,
+    tool,
+)
+from discogym.core.model.env import NO_SUB_AGENTS
+from discogym.core.running.episode_loop import PlannedEpisode, play_episode
+from discogym.core.running.planning import plan_episode
 
 
 class QuestionArgs(ToolArgs):

@@ -5,10 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import EndingKind, Termination
-from discogym.core.env import Env
-from discogym.core.termination import ending
-from discogym.core.tools import NoArgs, ToolResult, tool
+from discogym.core import EndingKind, Env, NoArgs, Termination, ToolResult, tool
+from discogym.core.model.termination import ending
 
 REPO = Path(__file__).resolve().parents[2]
 NAMES = {member.value for member in Termination}

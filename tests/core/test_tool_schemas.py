@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import Field
 
-from discogym.core import Condition, Task, ToolArgs, ToolResult, ToolSpec, tool
-from discogym.core.conformance import tool_spec_problems
-from discogym.core.tools import NoArgs, Tool, args_schema
+from discogym.core import Condition, NoArgs, Task, Tool, ToolArgs, ToolResult, ToolSpec, tool
+from discogym.core.checks.conformance import tool_spec_problems
+from discogym.core.model.tools import args_schema
 from tests.core.toy_suite import DigitEnv, DigitSuite
 
 

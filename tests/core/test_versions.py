@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from discogym.core import AgentOptions, Episode, Task, UserError
-from discogym.core.run_report import build_report
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
-from discogym.core.versions import mixed_versions, task_hash
+from discogym.core.reporting.run_report import build_report
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
+from discogym.core.running.versions import mixed_versions, task_hash
 from tests.core.toy_suite import DigitSuite, suite
 
 

@@ -26,6 +26,7 @@ from discogym.core import (
     Episode,
     InfrastructureError,
     Limits,
+    NoArgs,
     ReportTable,
     Score,
     Suite,
@@ -42,7 +43,6 @@ from discogym.core import (
     tool,
     with_options,
 )
-from discogym.core.tools import NoArgs
 
 TEXT_PROMPT = "You play the digit game. Answer with one line: 'probe N' to compare digit N, or 'submit N'."
 TEXT_ACTION = re.compile(r"(probe|submit) ([0-9])")

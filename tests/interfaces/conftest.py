@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 import uvicorn
 
-from discogym.core.episode import Episode
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core import Episode
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.interfaces.web.app import create_app
 from tests.conftest import run_discogym
 from tests.core.toy_suite import suite as toy

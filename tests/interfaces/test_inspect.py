@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from discogym.core.episode import Episode
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core import Episode, get_suite
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from tests.conftest import REPO, cli_environment, run_discogym
 from tests.llm.fake_endpoint import Calls, FakeEndpoint, Say
 

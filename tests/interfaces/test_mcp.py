@@ -17,11 +17,10 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from discogym.core import AgentOptions
-from discogym.core.mcp_content import MAX_REQUEST_BYTES
-from discogym.core.runner import plan_episode
-from discogym.core.storage import RunDir
-from discogym.core.tools import ToolImage
+from discogym.core import AgentOptions, ToolImage
+from discogym.core.model.mcp_content import MAX_REQUEST_BYTES
+from discogym.core.running.runner import plan_episode
+from discogym.core.running.storage import RunDir
 from discogym.interfaces.mcp.server import build_server
 from tests.conftest import REPO, cli_environment, discogym_command, mcp_toy_server
 from tests.core import toy_suite
@@ -367,7 +366,7 @@ def test_start_task_returns_the_brief_as_plain_text_with_the_fields_also_structu
 
 
 def test_crafting_over_mcp_carries_plancrafts_rules_for_tool_calls(tmp_path):
-    from discogym.core.suite import get_suite
+    from discogym.core import get_suite
 
     server = build_server(get_suite("crafting"), tmp_path)
 

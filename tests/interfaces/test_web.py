@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 from tests.conftest import cli_environment, discogym_command, free_port, run_discogym
 from tests.interfaces.conftest import WAIT, Served, serving
 

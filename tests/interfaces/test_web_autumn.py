@@ -5,7 +5,7 @@ tests. Each game's log is the one ``discogym play`` writes for the same actions.
 from pathlib import Path
 from typing import Any
 
-from discogym.core.tools import ToolCall
+from discogym.core import ToolCall
 from tests.interfaces.conftest import Served, assert_played_alike, needs_chromium, web_episode
 
 pytestmark = needs_chromium

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from discogym.core import AgentOptions, Episode
-from discogym.core.runner import RunConfig, Runner, RunSummary
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner, RunSummary
+from discogym.core.running.storage import RunDir
 from tests.core.toy_suite import suite
 from tests.llm.fake_endpoint import FakeEndpoint
 

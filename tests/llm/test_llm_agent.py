@@ -7,8 +7,8 @@ import json
 import pytest
 
 from discogym.core import Usage, UserError
-from discogym.core.runner import RunConfig
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig
+from discogym.core.running.storage import RunDir
 from discogym.llm.redaction import Redactor
 from tests.core.toy_suite import PICTURE, suite
 from tests.llm.conftest import SECRET, episodes, llm_options, run_llm

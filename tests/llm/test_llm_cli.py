@@ -2,7 +2,7 @@
 
 import json
 
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 from tests.conftest import run_discogym
 from tests.llm.conftest import SECRET, episodes
 from tests.llm.fake_endpoint import FakeEndpoint, Kill, Normal

@@ -6,10 +6,9 @@ from typing import Any
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from discogym.core import AgentOptions, Episode
-from discogym.core.episode import Score
-from discogym.core.episode_loop import play_episode
-from discogym.core.runner import plan_episode
+from discogym.core import AgentOptions, Episode, Score
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import plan_episode
 from tests.core.toy_suite import suite as toy
 
 BASE = play_episode(

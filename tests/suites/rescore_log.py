@@ -9,11 +9,9 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from discogym.core.episode import Episode, Event
-from discogym.core.episode_loop import score_episode
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.tools import ToolCall, ToolResult
+from discogym.core import Episode, Event, ToolCall, ToolResult, get_suite
+from discogym.core.running.episode_loop import score_episode
+from discogym.core.running.storage import RunDir
 from discogym.interfaces.cli import app
 
 RUNNER = CliRunner()

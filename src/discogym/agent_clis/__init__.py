@@ -3,7 +3,7 @@
 Registered through the ``discogym.agents`` entry point; the agent's module is imported only when one is made.
 """
 
-from discogym.core.agent import Agent, AgentOptions, register_agent
+from discogym.core import Agent, AgentOptions, register_agent
 
 DESCRIPTION = (
     "an agent CLI, one process per episode, acting through the episode's MCP tools: --agent-opt "

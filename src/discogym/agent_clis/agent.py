@@ -36,10 +36,19 @@ from discogym.agent_clis.launch import (
     read_codex_output,
 )
 from discogym.agent_clis.meter import Meter
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
-from discogym.core.errors import InfrastructureError, MissingCredentials, UserError
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolResult
+from discogym.core import (
+    Agent,
+    AgentContext,
+    AgentDecision,
+    AgentOptions,
+    InfrastructureError,
+    Termination,
+    ToolResult,
+    Turn,
+    Usage,
+    UserError,
+)
+from discogym.core.model.errors import MissingCredentials
 from discogym.llm.models import ModelSpec, Price, find_price, parse_model, price_table
 
 POLL_S = 0.1  # how often the agent looks at the CLI process while it waits for its next call

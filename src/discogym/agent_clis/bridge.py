@@ -32,8 +32,8 @@ from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
 from discogym import __version__
-from discogym.core.mcp_content import MAX_REQUEST_BYTES, tool_result_content
-from discogym.core.tools import ToolCall, ToolResult, ToolSpec
+from discogym.core import ToolCall, ToolResult, ToolSpec
+from discogym.core.model.mcp_content import MAX_REQUEST_BYTES, tool_result_content
 
 SERVER_NAME = "discogym"
 START_TIMEOUT = 30.0  # seconds the server, or an episode's sessions, may take to start

@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 
 LOCAL_DIR_ENV = "DISCOGYM_AGENTS_CLI_DIR"
 # src/discogym/agent_clis/install.py -> the checkout's top folder, where the Makefile installs the CLIs

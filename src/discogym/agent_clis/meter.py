@@ -20,7 +20,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self, cast
 
-from discogym.core.agent import AgentOptions, Usage
+from discogym.core import AgentOptions, Usage
 from discogym.llm.models import Price
 
 # Headers that belong to one connection, not to the request or answer (RFC 9110, 7.6.1), and the ones the

@@ -1,7 +1,7 @@
 """The harness every suite uses: tasks, environments as tools, agents, episodes, scoring and runs.
 
 The public names below are imported from their modules on first use, so that a program importing one light
-module of this package (the command line's ``discogym.core.console``, say) does not pay for all the others
+module of this package (the command line's ``discogym.core.terminal.console``, say) does not pay for all the others
 and the libraries they need (numpy, through the tools).
 """
 
@@ -9,7 +9,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from discogym.core.agent import (
+    from discogym.core.model.agent import (
         Agent,
         AgentContext,
         AgentDecision,
@@ -20,15 +20,15 @@ if TYPE_CHECKING:
         register_agent,
         with_options,
     )
-    from discogym.core.env import Env, Limits
-    from discogym.core.episode import Episode, EpisodeKey, Event, Outcome, Provenance, Score
-    from discogym.core.errors import InfrastructureError, ToolError, UserError
-    from discogym.core.report_tables import ReportTable
-    from discogym.core.seeding import derive_seed, make_rng
-    from discogym.core.suite import Suite, all_suites, get_suite, register_suite
-    from discogym.core.task import Condition, Task
-    from discogym.core.termination import EndingKind, Termination
-    from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, ToolSpec, tool
+    from discogym.core.model.env import Env, Limits
+    from discogym.core.model.episode import Episode, EpisodeKey, Event, Outcome, Provenance, Score
+    from discogym.core.model.errors import InfrastructureError, ToolError, UserError
+    from discogym.core.model.report_table import ReportTable
+    from discogym.core.model.seeding import derive_seed, make_rng
+    from discogym.core.model.suite import Suite, all_suites, get_suite, register_suite
+    from discogym.core.model.task import Condition, Task
+    from discogym.core.model.termination import EndingKind, Termination
+    from discogym.core.model.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, ToolSpec, tool
 
 _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(
@@ -43,19 +43,19 @@ _MODULE_OF: dict[str, str] = {
             "register_agent",
             "with_options",
         ],
-        "agent",
+        "model.agent",
     ),
-    **dict.fromkeys(["Env", "Limits"], "env"),
-    **dict.fromkeys(["Episode", "EpisodeKey", "Event", "Outcome", "Provenance", "Score"], "episode"),
-    **dict.fromkeys(["InfrastructureError", "ToolError", "UserError"], "errors"),
-    "ReportTable": "report_tables",
-    **dict.fromkeys(["derive_seed", "make_rng"], "seeding"),
-    **dict.fromkeys(["Suite", "all_suites", "get_suite", "register_suite"], "suite"),
-    **dict.fromkeys(["Condition", "Task"], "task"),
-    **dict.fromkeys(["EndingKind", "Termination"], "termination"),
+    **dict.fromkeys(["Env", "Limits"], "model.env"),
+    **dict.fromkeys(["Episode", "EpisodeKey", "Event", "Outcome", "Provenance", "Score"], "model.episode"),
+    **dict.fromkeys(["InfrastructureError", "ToolError", "UserError"], "model.errors"),
+    "ReportTable": "model.report_table",
+    **dict.fromkeys(["derive_seed", "make_rng"], "model.seeding"),
+    **dict.fromkeys(["Suite", "all_suites", "get_suite", "register_suite"], "model.suite"),
+    **dict.fromkeys(["Condition", "Task"], "model.task"),
+    **dict.fromkeys(["EndingKind", "Termination"], "model.termination"),
     **dict.fromkeys(
         ["NoArgs", "Tool", "ToolArgs", "ToolCall", "ToolImage", "ToolResult", "ToolSpec", "tool"],
-        "tools",
+        "model.tools",
     ),
 }
 

@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.text import Text
 from typer.exceptions import TyperException
 
-from discogym.core.console import (
+from discogym.core import UserError
+from discogym.core.terminal.console import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     JsonOption,
@@ -24,18 +25,16 @@ from discogym.core.console import (
     styled,
     user_errors,
 )
-from discogym.core.errors import UserError
 from discogym.interfaces.suite_commands import SuiteCommandsGroup
 
 # Start-up time: this module imports only what every invocation needs (`discogym --version` must not pay for
 # numpy or any suite). Each command imports the harness modules it uses in its body; the suites' own commands
 # are imported only when invoked (SuiteCommandsGroup).
 if TYPE_CHECKING:
-    from discogym.core.agent import AgentOptions
-    from discogym.core.executors import Executor, RunListener
-    from discogym.core.run_report import RunReport
-    from discogym.core.runner import RunConfig, RunSummary
-    from discogym.core.suite import Suite
+    from discogym.core import AgentOptions, Suite
+    from discogym.core.reporting.run_report import RunReport
+    from discogym.core.running.executors import Executor, RunListener
+    from discogym.core.running.runner import RunConfig, RunSummary
 
 app = typer.Typer(
     name="discogym",
@@ -49,7 +48,7 @@ app = typer.Typer(
 def suite_document(suite: "Suite") -> dict[str, Any]:
     """What ``list --json`` says about one suite (``task_counts`` is None for a split that cannot be counted
     offline, such as crafting's before its data is fetched)."""
-    from discogym.core.agent_lookup import REFERENCE, accepted_options, agent_names
+    from discogym.core.running.agent_lookup import REFERENCE, accepted_options, agent_names
 
     agents = agent_names(suite)
     return {
@@ -91,7 +90,7 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """List the suites, or the tasks of one suite."""
-    from discogym.core.suite import get_suite
+    from discogym.core import get_suite
 
     with user_errors():
         if suite is None:
@@ -101,9 +100,9 @@ def list_command(
 
 
 def _list_suites(as_json: bool) -> None:
-    import discogym.core.generic_agents  # noqa: F401 - registers random, human and replay before they are listed
-    from discogym.core.agent import generic_agents
-    from discogym.core.suite import all_suites
+    import discogym.core.running.generic_agents  # noqa: F401 - registers random, human and replay before they are listed
+    from discogym.core import all_suites
+    from discogym.core.model.agent import generic_agents
 
     suites = all_suites()
     agents = [{"name": a.name, "description": a.description, "options": list(a.options)} for a in generic_agents()]
@@ -173,7 +172,7 @@ def requested_agents(
 ) -> list["AgentOptions"]:
     """One agent per (``--agent``, ``--model``) pair; ``--model`` alone means ``--agent llm``. Agents that
     take no model lose it (and the budgets) when the run is configured."""
-    from discogym.core.agent import AgentOptions
+    from discogym.core import AgentOptions
 
     names = agents or (["llm"] if models else ["reference"])
     return [
@@ -208,7 +207,7 @@ def execute_run(
     executor: "Executor | None" = None,
 ) -> "RunSummary":
     """Run, turning Ctrl-C into a clear message and exit code."""
-    from discogym.core.runner import Runner
+    from discogym.core.running.runner import Runner
 
     runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener, executor=executor)
     previous_term = signal.signal(signal.SIGTERM, runner.interrupt)  # `kill PID` stops as cleanly as Ctrl-C
@@ -270,7 +269,7 @@ def executor_of(backend: Backend, address: str | None, workers: int) -> "Executo
         if address is not None:
             raise UserError("--address names a Ray cluster: use it with --backend ray")
         return None
-    from discogym.core.ray_executor import RayExecutor
+    from discogym.core.running.ray_executor import RayExecutor
 
     return RayExecutor(address, workers if workers > 1 else None)
 
@@ -324,9 +323,9 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
-    from discogym.core.executors import RunListener
-    from discogym.core.runner import RunConfig
-    from discogym.core.suite import get_suite
+    from discogym.core import get_suite
+    from discogym.core.running.executors import RunListener
+    from discogym.core.running.runner import RunConfig
     from discogym.interfaces.progress import ProgressBar
 
     with user_errors():
@@ -383,8 +382,8 @@ def report(
     as_json: JsonOption = False,
 ) -> None:
     """Aggregate a run's episodes, or every run's in a folder, into tables (markdown on stdout) and plots (PNG)."""
-    from discogym.core.plots import plots_available
-    from discogym.core.run_report import build_report
+    from discogym.core.reporting.plots import plots_available
+    from discogym.core.reporting.run_report import build_report
 
     with user_errors(), tempfile.TemporaryDirectory() as scratch:
         if run_dir.suffix == ".eval" and run_dir.is_file():  # an Inspect log: its episodes replayed into a run
@@ -414,8 +413,8 @@ def inspect_log_as_run(log: Path, folder: Path) -> Path:
         from discogym.interfaces.inspect.logs import episodes_of_log
     except ImportError:
         raise UserError("reading Inspect logs needs inspect-ai: pip install 'discogym[inspect]'") from None
-    from discogym.core.episode import EpisodeRuntime
-    from discogym.core.storage import RunDir
+    from discogym.core.model.episode import EpisodeRuntime
+    from discogym.core.running.storage import RunDir
 
     run = RunDir(folder)
     for episode in episodes_of_log(log):
@@ -466,9 +465,9 @@ def sweep(
     """The main job: every suite's default task set with its reference agent, offline, then the reports. With
     --agent or --model, those agents instead (a suite without them is skipped), into runs/sweep. Ends with one
     summary table across the suites."""
-    from discogym.core.report_tables import table_markdown
-    from discogym.core.run_report import summary_table
-    from discogym.core.suite import all_suites, get_suite
+    from discogym.core import all_suites, get_suite
+    from discogym.core.reporting.report_tables import table_markdown
+    from discogym.core.reporting.run_report import summary_table
 
     reference = not agent and not model
     out = out or Path("runs") / ("reference" if reference else "sweep")
@@ -509,7 +508,7 @@ def _sweep_config(
 ) -> "RunConfig | None":
     """The run configuration of one suite in a sweep: its reference agent, or the ``requested`` agents; None
     (said in one line) when the suite has none of them or they cannot run (no API key)."""
-    from discogym.core.runner import RunConfig
+    from discogym.core.running.runner import RunConfig
 
     if requested is None and not suite.reference_agents():
         stderr.print(f"{suite.name}: no reference agent, skipped", highlight=False)
@@ -528,9 +527,9 @@ def _sweep_config(
 def _sweep_suite(
     suite: "Suite", config: "RunConfig", out: Path, workers: int, quiet: bool
 ) -> tuple["RunSummary", "RunReport"]:
-    from discogym.core.executors import RunListener
-    from discogym.core.plots import plots_available
-    from discogym.core.run_report import build_report
+    from discogym.core.reporting.plots import plots_available
+    from discogym.core.reporting.run_report import build_report
+    from discogym.core.running.executors import RunListener
     from discogym.interfaces.progress import ProgressBar
 
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
@@ -550,8 +549,8 @@ def check_suite_command(
 ) -> None:
     """Check that a suite keeps the harness's rules: stable tasks, deterministic environments and episodes,
     scores that recompute, no ground truth in what agents see, clean tool schemas. Exit 1 if it breaks one."""
-    from discogym.core.conformance import CHECKS, check_suite
-    from discogym.core.suite import get_suite
+    from discogym.core import get_suite
+    from discogym.core.checks.conformance import CHECKS, check_suite
 
     with user_errors():
         suite = get_suite(suite_name)
@@ -621,7 +620,7 @@ def mcp_command(
     ] = 600.0,
 ) -> None:
     """Serve a suite's tasks and tools to MCP clients; every episode they play is written like a run's."""
-    from discogym.core.suite import get_suite
+    from discogym.core import get_suite
 
     with user_errors():
         suite = get_suite(suite_name)
@@ -662,12 +661,12 @@ def play(
     ] = None,
 ) -> None:
     """Play one task yourself in the terminal; the episode is scored and written like any other."""
-    from discogym.core.episode_loop import play_episode
-    from discogym.core.human import HumanAgent, PictureFolder
-    from discogym.core.planning import plan_next_free
-    from discogym.core.runner import RunConfig, plan_episodes
-    from discogym.core.storage import RunDir
-    from discogym.core.suite import get_suite
+    from discogym.core import get_suite
+    from discogym.core.running.episode_loop import play_episode
+    from discogym.core.running.planning import plan_next_free
+    from discogym.core.running.runner import RunConfig, plan_episodes
+    from discogym.core.running.storage import RunDir
+    from discogym.core.terminal.human import HumanAgent, PictureFolder
 
     with user_errors():
         suite = get_suite(suite_name)

@@ -3,7 +3,7 @@
 import errno
 import socket
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 
 
 def bind_http(host: str, port: int) -> socket.socket:

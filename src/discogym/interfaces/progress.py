@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from discogym.core.console import styled
-from discogym.core.executors import EpisodeSummary, RunListener
+from discogym.core.running.executors import EpisodeSummary, RunListener
+from discogym.core.terminal.console import styled
 
 if TYPE_CHECKING:
-    from discogym.core.episode import EpisodeKey
+    from discogym.core import EpisodeKey
 
 
 class ProgressBar(RunListener):

@@ -22,8 +22,8 @@ import typer
 from typer import _click
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from discogym.core.console import fail
-from discogym.core.plugins import PluginError, load_entry_point, plugin_points
+from discogym.core.model.plugins import PluginError, load_entry_point, plugin_points
+from discogym.core.terminal.console import fail
 
 COMMANDS_ENTRY_POINT_GROUP = "discogym.commands"
 

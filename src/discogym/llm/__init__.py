@@ -4,8 +4,7 @@ Registered as ``--agent llm`` through the ``discogym.agents`` entry point; the S
 extra and are imported only when the agent is made.
 """
 
-from discogym.core.agent import Agent, AgentOptions, register_agent
-from discogym.core.errors import UserError
+from discogym.core import Agent, AgentOptions, UserError, register_agent
 
 DESCRIPTION = (
     "a language model: --model openai/NAME, anthropic/NAME or openai-compatible/NAME@URL; "

@@ -19,10 +19,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
-from discogym.core.errors import InfrastructureError, MissingCredentials, ToolError, UserError
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolSpec, parse_json
+from discogym.core import (
+    Agent,
+    AgentContext,
+    AgentDecision,
+    AgentOptions,
+    InfrastructureError,
+    Termination,
+    ToolCall,
+    ToolError,
+    ToolSpec,
+    Turn,
+    Usage,
+    UserError,
+)
+from discogym.core.model.errors import MissingCredentials
+from discogym.core.model.tools import parse_json
 from discogym.llm.clients import (
     ChatClient,
     ChatMessage,

@@ -3,7 +3,7 @@
 The agent loop speaks in :class:`ChatMessage`; each client turns that into its wire format, calls the
 SDK (which retries 429s, 5xx, timeouts and dropped connections with backoff, honouring ``retry-after``),
 and turns the reply into a :class:`Completion`. A fault the SDK's retries could not overcome becomes an
-:class:`~discogym.core.errors.InfrastructureError`; a request the endpoint refuses for good (HTTP 400,
+:class:`~discogym.core.model.errors.InfrastructureError`; a request the endpoint refuses for good (HTTP 400,
 422: a conversation too long for the model, say) becomes :class:`RejectedRequest`.
 """
 
@@ -17,9 +17,7 @@ import anthropic
 import openai
 from pydantic import BaseModel, Field
 
-from discogym.core.agent import Usage
-from discogym.core.errors import InfrastructureError
-from discogym.core.tools import ToolImage, ToolSpec
+from discogym.core import InfrastructureError, ToolImage, ToolSpec, Usage
 from discogym.llm.models import ModelSpec
 from discogym.llm.redaction import Redactor
 

@@ -8,8 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from discogym.core.agent import Usage
-from discogym.core.errors import UserError
+from discogym.core import Usage, UserError
 
 Provider = Literal["openai", "anthropic", "openai-compatible"]
 

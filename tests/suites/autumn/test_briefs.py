@@ -7,8 +7,7 @@ import re
 
 import pytest
 
-from discogym.core.suite import get_suite
-from discogym.core.task import Task
+from discogym.core import Task, get_suite
 from discogym.suites.autumn.catalog import CATALOG, env_info
 from discogym.suites.autumn.env import WorldTestEnv
 from discogym.suites.autumn.tasks import KINDS, autumn_task, generate, task_numbers

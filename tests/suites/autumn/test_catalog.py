@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.autumn.catalog import (
     CATALOG,
     CATEGORIES,

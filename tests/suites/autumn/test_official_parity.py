@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.autumn import parity
 from discogym.suites.autumn.interpreter import Interpreter, parse_action, parse_actions
 from discogym.suites.autumn.values import Instance, Position

@@ -5,9 +5,9 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from discogym.core import AgentOptions
-from discogym.core.episode_loop import play_episode
-from discogym.core.report_tables import scored_episodes
-from discogym.core.runner import plan_episode
+from discogym.core.reporting.report_tables import scored_episodes
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import plan_episode
 from discogym.suites.autumn.metrics import perplexity_curve
 from discogym.suites.autumn.plots import (
     EXPLORATION_PLOT,

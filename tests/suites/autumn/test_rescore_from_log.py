@@ -9,11 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from discogym.core.episode import Event
-from discogym.core.jsonsafe import json_safe
-from discogym.core.suite import get_suite
-from discogym.core.task import Task
-from discogym.core.tools import ToolCall
+from discogym.core import Event, Task, ToolCall, get_suite
+from discogym.core.model.jsonsafe import json_safe
 from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import Presentation, WorldTestEnv
 from discogym.suites.autumn.tasks import autumn_task

@@ -1,6 +1,6 @@
 """The scratchpad's notes are bounded: every call's result repeats them all, and every result is logged."""
 
-from discogym.core.suite import get_suite
+from discogym.core import get_suite
 from discogym.suites.autumn.env import NOTES_LIMIT
 
 

@@ -8,9 +8,8 @@ from statistics import fmean
 
 import pytest
 
-from discogym.core.errors import UserError
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core import UserError, get_suite
+from discogym.core.running.storage import RunDir
 from discogym.suites.autumn.catalog import env_stats, program_source
 from discogym.suites.autumn.challenges import (
     RANDOM_MAX_HITS,

@@ -3,10 +3,10 @@ test's controls' data, and never the answer."""
 
 import json
 
-from discogym.core.session import ExternalEpisodes
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.views import replay_views
+from discogym.core import get_suite
+from discogym.core.reporting.views import replay_views
+from discogym.core.running.session import ExternalEpisodes
+from discogym.core.running.storage import RunDir
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
 from discogym.suites.autumn.env import grid_text
 from tests.suites.autumn.test_worldtest import env_for, task_id

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
+from discogym.core import get_suite
+from discogym.core.running.storage import RunDir
 from discogym.suites.autumn.catalog import CATALOG
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
 from discogym.suites.autumn.tasks import autumn_task
@@ -151,7 +151,7 @@ def test_envs_lists_the_catalogue_with_its_statistics():
 
 def test_a_model_plays_with_the_text_syntax(tmp_path, monkeypatch):
     from discogym.core import AgentOptions
-    from discogym.core.runner import RunConfig, Runner
+    from discogym.core.running.runner import RunConfig, Runner
     from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
 
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "sk-test")

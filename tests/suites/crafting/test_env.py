@@ -1,6 +1,6 @@
 """The crafting environment through the harness: steps, endings, conditions, determinism, no aliasing."""
 
-from discogym.core.tools import UNREADABLE_TOOL
+from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.suites.crafting import data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.suite import TOOL_SETS, slots_of, suite

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.autumn.tasks import read_tasks
 from discogym.suites.crafting.generate import read_task_file
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.crafting import data
 from discogym.suites.crafting.generate import (
     BIN_UPPER_EDGES,

@@ -1,6 +1,6 @@
 """The action-level optimizer: the planner's recipes in fewer actions, every sequence played in the environment."""
 
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 from discogym.suites.crafting import data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.optimizer import optimize, optimize_actions, play

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.crafting.data import load_split
 from discogym.suites.crafting.perception import perceive, read_file, read_table
 from discogym.suites.crafting.render import MAX_QUANTITY, RESOLUTIONS, Resolution, renderer

@@ -4,10 +4,9 @@ import json
 
 import pytest
 
-from discogym.core import AgentOptions, get_suite
-from discogym.core.errors import UserError
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core import AgentOptions, UserError, get_suite
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.suites.crafting import text
 from discogym.suites.crafting.agents import make_planner
 from discogym.suites.crafting.env import CraftingEnv, Presentation

@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from discogym.core.report_tables import scored_episodes
+from discogym.core.reporting.report_tables import scored_episodes
 from discogym.suites.crafting.plots import PLAN_PLOT, SUCCESS_PLOT, plan_figure, plan_points, success_figure
 from discogym.suites.crafting.suite import suite
 from tests.suites.plot_episodes import legend_texts, made_up, panels

@@ -8,12 +8,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from discogym.core.agent import AgentOptions, Usage
-from discogym.core.episode import Episode, Outcome, Score
-from discogym.core.episode_loop import play_episode
-from discogym.core.report_tables import ReportTable, table_markdown
-from discogym.core.runner import plan_episode
-from discogym.core.task import Task
+from discogym.core import AgentOptions, Episode, Outcome, ReportTable, Score, Task, Usage
+from discogym.core.reporting.report_tables import table_markdown
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import plan_episode
 from discogym.interfaces.cli import app
 from discogym.suites.crafting.generate import complexity_split
 from discogym.suites.crafting.report import crafting_tables

@@ -8,10 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from discogym.core.episode import Event
-from discogym.core.jsonsafe import json_safe
-from discogym.core.suite import get_suite
-from discogym.core.tools import UNREADABLE_TOOL, ToolCall
+from discogym.core import Event, ToolCall, get_suite
+from discogym.core.model.jsonsafe import json_safe
+from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.suites.crafting.recipes import recipe_book
 from discogym.suites.crafting.suite import slots_of
 from discogym.suites.crafting.verdict import recompute

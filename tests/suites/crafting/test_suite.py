@@ -4,8 +4,8 @@ Plancraft's own syntax."""
 import json
 
 from discogym.core import AgentOptions, get_suite
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from tests.conftest import run_discogym
 from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
 

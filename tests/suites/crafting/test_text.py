@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from discogym.core.tools import UNREADABLE_TOOL, ToolCall
+from discogym.core import ToolCall
+from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.suites.crafting import text
 from discogym.suites.crafting.state import Table
 

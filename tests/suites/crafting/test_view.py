@@ -9,8 +9,8 @@ from typing import Any
 
 from PIL import Image
 
-from discogym.core.conformance import secret_values
-from discogym.core.env import Env
+from discogym.core import Env
+from discogym.core.checks.conformance import secret_values
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.render import SLOT_POSITIONS, renderer
 from discogym.suites.crafting.state import SLOT_NAMES

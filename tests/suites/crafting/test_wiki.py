@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-from discogym.core import AgentOptions, get_suite
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
-from discogym.core.task import Condition
+from discogym.core import AgentOptions, Condition, get_suite
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import Recipe, RecipeBook
 from discogym.suites.crafting.suite import slots_of

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri import frozen
 from discogym.suites.petri.generate import (
     REPLICATES,

@@ -3,8 +3,8 @@
 import json
 
 from discogym.core import AgentOptions, get_suite
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.suites.petri.env import SYSTEM_PROMPT
 from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri.sims.base import Check
 from discogym.suites.petri.sims.market import SIMULATION, autocorrelation, excess_kurtosis, simulate
 

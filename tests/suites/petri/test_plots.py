@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from discogym.core.report_tables import scored_episodes
+from discogym.core.reporting.report_tables import scored_episodes
 from discogym.suites.petri.plots import TAXONOMY_PLOT, TIERS_PLOT, pass_range, taxonomy_figure, tiers_figure
 from discogym.suites.petri.suite import suite
 from tests.suites.plot_episodes import legend_texts, made_up, panels

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core.episode import Event
-from discogym.core.tools import ToolCall
+from discogym.core import Event, ToolCall
 from discogym.suites.petri import frozen
 from discogym.suites.petri.env import PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from discogym.core import Condition, Episode, Outcome, Provenance, Task, ToolCall, ToolResult
-from discogym.core.episode import EpisodeKey, Event
+from discogym.core import Condition, Episode, EpisodeKey, Event, Outcome, Provenance, Task, ToolCall, ToolResult
 from discogym.suites.petri import frozen
 from discogym.suites.petri.env import PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri.sims.registry import all_simulations, get_simulation
 from tests.conftest import REPO, cli_environment
 

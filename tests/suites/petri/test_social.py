@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri.sims import social
 from discogym.suites.petri.sims.base import Check
 

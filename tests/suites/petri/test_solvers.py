@@ -2,8 +2,7 @@
 
 from typing import Any
 
-from discogym.core.agent import AgentContext, Turn
-from discogym.core.tools import ToolCall, ToolResult
+from discogym.core import AgentContext, ToolCall, ToolResult, Turn
 from discogym.suites.petri.solvers import _Sweep
 
 CANDIDATES = ["alpha", "beta", "gamma"]

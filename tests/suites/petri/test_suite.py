@@ -8,10 +8,10 @@ import pytest
 
 from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Episode, Turn, get_suite
 from discogym.core import agent as agent_module
-from discogym.core.agent import AgentEntry
-from discogym.core.episode_loop import play_episode
-from discogym.core.runner import RunConfig, Runner, plan_episode
-from discogym.core.storage import RunDir
+from discogym.core.model.agent import AgentEntry
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import RunConfig, Runner, plan_episode
+from discogym.core.running.storage import RunDir
 from tests.conftest import run_discogym
 
 # The v0 sets' L2 and L3 pins are checked from their logs in test_scoring.py.
@@ -78,7 +78,7 @@ def test_only_the_suites_own_solvers_get_the_privileged_hints(monkeypatch):
 
 def test_the_report_has_the_papers_tables(tmp_path):
     run(tmp_path, "pilot-v0", "ofat", "guess")
-    from discogym.core.run_report import build_report
+    from discogym.core.reporting.run_report import build_report
 
     tables = {table.title: table for table in build_report(tmp_path).tables}
     tiers = tables["petri: per agent and tier"]
@@ -97,7 +97,7 @@ def test_the_report_has_the_papers_tables(tmp_path):
 def test_the_report_says_whether_the_difficulty_band_predicts_failure(tmp_path):
     from scipy.stats import spearmanr
 
-    from discogym.core.run_report import build_report
+    from discogym.core.reporting.run_report import build_report
 
     episodes = run(tmp_path, "core-v1", "ofat", "ofat-rand")
     table = next(t for t in build_report(tmp_path).tables if t.title.startswith("petri: does the difficulty band"))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri.sims import swarm
 from discogym.suites.petri.sims.base import Param
 from discogym.suites.petri.sims.swarm import SIMULATION as SIM

@@ -5,7 +5,7 @@ import contextlib
 import numpy as np
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import BUTTON, HORIZONTAL, Block, Pos, make_block, parse_block
 from discogym.suites.redstone.compiled import Core, available
 from discogym.suites.redstone.engine import BACKEND_VARIABLE, Backend, Simulator

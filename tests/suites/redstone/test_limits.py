@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from nbtlib import ByteArray, Compound, File, Int, IntArray, Short
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.schematic import (
     MAX_CELLS,
     MAX_NBT_BYTES,

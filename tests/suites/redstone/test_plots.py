@@ -6,7 +6,7 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.image import imread
 
-from discogym.core.report_tables import scored_episodes
+from discogym.core.reporting.report_tables import scored_episodes
 from discogym.suites.redstone.plots import SUCCESS_PLOT, grid_axes, success_figure, success_grid
 from discogym.suites.redstone.suite import suite
 from tests.suites.plot_episodes import made_up

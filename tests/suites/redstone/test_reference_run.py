@@ -2,7 +2,7 @@
 
 import pytest
 
-from discogym.core.storage import RunDir
+from discogym.core.running.storage import RunDir
 from tests.conftest import run_discogym
 
 

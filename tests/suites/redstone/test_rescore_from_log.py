@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from discogym.core.jsonsafe import json_safe
+from discogym.core.model.jsonsafe import json_safe
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.tasks import make_task
 from discogym.suites.redstone.verdict import recompute

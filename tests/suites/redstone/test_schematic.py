@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from nbtlib import ByteArray, Compound, File, Int, IntArray, List, Short, String
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import HORIZONTAL, PROPERTIES, Block, Pos, game_id, make_block, offset
 from discogym.suites.redstone.schematic import (
     DATA_VERSION,

@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping
 import pytest
 
 from discogym.core import AgentOptions, Episode, Task
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.suites.redstone.book import BookEntry, KnowledgeBook, ScientistNotes
 from discogym.suites.redstone.build_lab import TrialBudget
 from discogym.suites.redstone.env import Presentation, RedstoneEnv

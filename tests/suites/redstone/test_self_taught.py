@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import Agent, AgentDecision, AgentOptions, ToolCall, Turn
-from discogym.core.episode_loop import play_episode
-from discogym.core.planning import Setting, plan_episode
-from discogym.core.report_tables import ReportTable
-from discogym.core.runner import RunConfig, Runner
-from discogym.core.storage import RunDir
+from discogym.core import Agent, AgentDecision, AgentOptions, ReportTable, ToolCall, Turn
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.planning import Setting, plan_episode
+from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.storage import RunDir
 from discogym.suites.redstone.book import BookEntry, KnowledgeBook
 from discogym.suites.redstone.facts import FACTS, MINECRAFT, NEEDED
 from discogym.suites.redstone.suite import suite

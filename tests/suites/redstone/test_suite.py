@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.tools import ToolResult
+from discogym.core import ToolResult, get_suite
+from discogym.core.running.storage import RunDir
 from discogym.suites.redstone.agents import placement_order, set_block_call
 from discogym.suites.redstone.build_lab import TRIAL_BUDGET, parse_action
 from discogym.suites.redstone.builder import build_device

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import BUTTON, LAMP, REPEATER, STONE, WIRE, Block, Pos
 from discogym.suites.redstone.engine import Simulator
 from discogym.suites.redstone.lab import LAB, lab_world, lamps_of, positions_of, the_button

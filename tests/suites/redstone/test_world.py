@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import make_block, parse_block
 from discogym.suites.redstone.build_lab import parse_action
 from discogym.suites.redstone.engine import Simulator

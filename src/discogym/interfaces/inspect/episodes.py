@@ -8,15 +8,10 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
-from discogym.core.agent import AgentOptions
-from discogym.core.agent_lookup import resolve_agent_name
-from discogym.core.episode import Episode
-from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped
-from discogym.core.errors import UserError
-from discogym.core.planning import plan_episode
-from discogym.core.suite import Suite, get_suite
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall
+from discogym.core import AgentOptions, Episode, Suite, Termination, ToolCall, UserError, get_suite
+from discogym.core.running.agent_lookup import resolve_agent_name
+from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
+from discogym.core.running.planning import plan_episode
 
 PROVIDER = "discogym"  # the offline model provider: --model discogym/reference, discogym/random, ...
 INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider

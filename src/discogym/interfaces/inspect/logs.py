@@ -39,10 +39,8 @@ from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolCallError
 from scipy import stats
 
-from discogym.core.episode import Episode
-from discogym.core.errors import UserError
-from discogym.core.storage import RunDir
-from discogym.core.termination import Termination
+from discogym.core import Episode, Termination, UserError
+from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.episodes import PROVIDER, SCORER, STORED_TERMINATION, replay_sample
 from discogym.llm.prompts import SYSTEM_PROMPT
 

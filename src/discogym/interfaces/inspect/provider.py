@@ -22,8 +22,8 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from inspect_ai.util import store_as
 
-from discogym.core.agent import Agent, Turn
-from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped
+from discogym.core import Agent, Turn
+from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
 from discogym.interfaces.inspect.episodes import PROVIDER
 from discogym.interfaces.inspect.tasks import RUNNING, EpisodeState
 

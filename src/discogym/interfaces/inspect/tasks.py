@@ -29,13 +29,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 from inspect_ai.util import LimitExceededError, StoreModel
 
-from discogym.core.agent import Usage
-from discogym.core.episode import Episode
-from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolImage, ToolSpec
+from discogym.core import Episode, Termination, ToolCall, ToolImage, ToolSpec, Usage, get_suite
+from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
+from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, SCORER, replay_sample, sample_episode
 from discogym.llm.prompts import SYSTEM_PROMPT  # the words discogym's own model agent starts from
 

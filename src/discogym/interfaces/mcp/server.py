@@ -8,7 +8,7 @@ The SDK's low-level :class:`mcp.server.Server` is used rather than ``MCPServer``
 tools come with JSON schemas of their own (from their pydantic argument models), and ``MCPServer``
 derives every schema from a Python function's signature.
 
-The episodes themselves are :mod:`discogym.core.session`'s; this module only maps them onto the protocol.
+The episodes themselves are :mod:`discogym.core.running.session`'s; this module only maps them onto the protocol.
 Environment work runs in worker threads, one call at a time per session, so one session's slow call never
 holds up another's requests.
 """
@@ -33,17 +33,10 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import BaseModel, Field, ValidationError
 
 from discogym import __version__
-from discogym.core.mcp_content import MAX_REQUEST_BYTES, image_content, tool_result_content
-from discogym.core.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session, StartedTask
-from discogym.core.suite import Suite
-from discogym.core.tools import (
-    MCP_HARNESS_TOOLS,
-    ToolArgs,
-    ToolImage,
-    ToolSpec,
-    args_schema,
-    describe_validation_error,
-)
+from discogym.core import Suite, ToolArgs, ToolImage, ToolSpec
+from discogym.core.model.mcp_content import MAX_REQUEST_BYTES, image_content, tool_result_content
+from discogym.core.model.tools import MCP_HARNESS_TOOLS, args_schema, describe_validation_error
+from discogym.core.running.session import UNKNOWN_CLIENT, ClientMistake, ExternalEpisodes, Session, StartedTask
 
 SESSION_HEADER = "mcp-session-id"
 MCP_AGENT = "mcp"  # the agent name of every episode played through the server

@@ -4,7 +4,7 @@ Pages are rendered on the server (Jinja2); the play page and the episode replay 
 (``static/``), with no build step. Every file the app reads is inside the runs folder it was given: run folders
 and episode names are checked against what the folder holds, never joined blindly onto a path.
 
-A person's episode is recorded by the harness's own recorder (:mod:`discogym.core.session`), as agent
+A person's episode is recorded by the harness's own recorder (:mod:`discogym.core.running.session`), as agent
 ``human`` with the participant's id as its ``client`` option, scored and written under ``RUNS/web/SUITE``.
 """
 
@@ -25,13 +25,11 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from discogym import __version__
-from discogym.core.errors import UserError
-from discogym.core.report_tables import format_cell
-from discogym.core.run_report import find_runs
-from discogym.core.session import ClientMistake, ExternalEpisodes, Session
-from discogym.core.storage import RunDir
-from discogym.core.suite import all_suites, get_suite
-from discogym.core.tools import ToolResult
+from discogym.core import ToolResult, UserError, all_suites, get_suite
+from discogym.core.reporting.report_tables import format_cell
+from discogym.core.reporting.run_report import find_runs
+from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
+from discogym.core.running.storage import RunDir
 from discogym.interfaces.web.browse import (
     EpisodeIndex,
     EpisodeRow,

@@ -10,11 +10,10 @@ from typing import Any
 
 import orjson
 
-from discogym.core.episode import Episode, EpisodeKey, Event
-from discogym.core.run_report import RunReport, run_report
-from discogym.core.storage import RunDir
-from discogym.core.suite import get_suite
-from discogym.core.views import replay_views
+from discogym.core import Episode, EpisodeKey, Event, get_suite
+from discogym.core.reporting.run_report import RunReport, run_report
+from discogym.core.reporting.views import replay_views
+from discogym.core.running.storage import RunDir
 
 FILTERS = ("suite", "task", "agent", "model", "outcome")
 

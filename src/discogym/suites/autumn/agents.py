@@ -4,9 +4,7 @@ task solvable). It skips exploration and goes to the test."""
 from collections.abc import Sequence
 from typing import Any
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
-from discogym.core.errors import UserError
-from discogym.core.tools import ToolCall
+from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, ToolCall, Turn, UserError
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, oracle_probe, play, region
 from discogym.suites.autumn.interpreter import Interpreter, action_text, parse_action
 from discogym.suites.autumn.tasks import AutumnTask

@@ -42,7 +42,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.autumn.builtins import PRELUDE
 from discogym.suites.autumn.interpreter import Interpreter
 from discogym.suites.autumn.sexpr import Expr, Number, SList, Symbol, Text, parse

@@ -5,8 +5,8 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from discogym.core.console import JsonOption, print_json, user_errors
-from discogym.core.errors import UserError
+from discogym.core import UserError
+from discogym.core.terminal.console import JsonOption, print_json, user_errors
 from discogym.suites.autumn.compat import FLAVORS
 from discogym.suites.autumn.sexpr import AutumnError
 

@@ -20,10 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.env import Env, Limits
-from discogym.core.errors import ToolError
-from discogym.core.termination import Termination
-from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
+from discogym.core import Env, Limits, NoArgs, Termination, ToolArgs, ToolCall, ToolError, ToolResult, tool
 from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, PlanningTask, goal_reached, masked, play
 from discogym.suites.autumn.interpreter import Interpreter, parse_action
 from discogym.suites.autumn.sexpr import AutumnError

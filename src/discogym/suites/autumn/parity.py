@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.autumn.interpreter import Action, Interpreter, action_text
 from discogym.suites.autumn.sexpr import AutumnError
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from discogym.core.episode import Episode
-from discogym.core.plots import PALETTE, Value, by_row, heatmap, panel_grid, save_figures
-from discogym.core.report_tables import mean_score, scored_episodes
+from discogym.core import Episode
+from discogym.core.reporting.plots import PALETTE, Value, by_row, heatmap, panel_grid, save_figures
+from discogym.core.reporting.report_tables import mean_score, scored_episodes
 from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import INTERACTION, Presentation
 from discogym.suites.autumn.metrics import WINDOW, perplexity_curve

@@ -3,10 +3,9 @@
 
 from typing import Any
 
-from discogym.core.episode import Episode
-from discogym.core.report_tables import (
+from discogym.core import Episode, ReportTable
+from discogym.core.reporting.report_tables import (
     AGENT_KEY_COLUMNS,
-    ReportTable,
     agent_rows,
     by_agent,
     component_mean,

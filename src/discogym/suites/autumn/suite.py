@@ -6,14 +6,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core.agent import AgentFactory
-from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
-from discogym.core.env import Env
-from discogym.core.episode import Episode, Score
-from discogym.core.errors import UserError
-from discogym.core.report_tables import ReportTable
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
+from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
+from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.autumn import agents
 from discogym.suites.autumn.catalog import env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time

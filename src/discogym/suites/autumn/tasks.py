@@ -17,9 +17,7 @@ from typing import Annotated, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from discogym.core.errors import UserError
-from discogym.core.seeding import derive_seed, make_rng
-from discogym.core.task import Task
+from discogym.core import Task, UserError, derive_seed, make_rng
 from discogym.suites.autumn import challenges
 from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask

@@ -14,9 +14,8 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
-from discogym.core.crosscheck import accepted_args
-from discogym.core.episode import Event
-from discogym.core.tools import ToolCall
+from discogym.core import Event, ToolCall
+from discogym.core.running.crosscheck import accepted_args
 from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, PlanningTask, goal_reached
 from discogym.suites.autumn.env import INTERACTION, TEST, ActArgs, IndexArgs, Presentation, WorldTestEnv
 from discogym.suites.autumn.interpreter import Action, Interpreter, parse_action

@@ -3,9 +3,7 @@ in fewer actions (the action-level optimizer)."""
 
 from collections.abc import Sequence
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, with_options
-from discogym.core.errors import UserError
-from discogym.core.tools import ToolCall
+from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, ToolCall, Turn, UserError, with_options
 from discogym.suites.crafting.planner import PlannedAction, make_plan
 from discogym.suites.crafting.recipes import recipe_book
 from discogym.suites.crafting.state import Stack, slots_from_entries

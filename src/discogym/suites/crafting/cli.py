@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from discogym.core.console import JsonOption, print_json, stdout, user_errors
+from discogym.core.terminal.console import JsonOption, print_json, stdout, user_errors
 from discogym.suites.crafting import data
 
 app = typer.Typer(help="Plancraft maintenance: the data wheel and generated task sets.", no_args_is_help=True)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 
 WHEEL_VERSION = "0.4.9"
 WHEEL_NAME = f"plancraft-{WHEEL_VERSION}-py3-none-any.whl"

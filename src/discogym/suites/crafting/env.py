@@ -14,9 +14,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.env import Env, Limits
-from discogym.core.termination import Termination
-from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
+from discogym.core import Env, Limits, Termination, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
 from discogym.suites.crafting import prompt, text, wiki
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack, Table, slot_name

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.crafting.data import Example, SlotItem
 from discogym.suites.crafting.planner import Plan, PlanError, consumption, make_plan, recipe_graph
 from discogym.suites.crafting.recipes import Recipe, RecipeBook, ShapelessRecipe, SmeltingRecipe, recipe_book

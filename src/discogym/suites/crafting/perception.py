@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.crafting.data import icon_names
 from discogym.suites.crafting.render import (
     DIVISORS,

@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from discogym.core.episode import Episode
-from discogym.core.plots import PALETTE, Value, bar_groups, by_row, panel_grid, save_figures
-from discogym.core.report_tables import component_value, scored_episodes, success_rate
+from discogym.core import Episode
+from discogym.core.reporting.plots import PALETTE, Value, bar_groups, by_row, panel_grid, save_figures
+from discogym.core.reporting.report_tables import component_value, scored_episodes, success_rate
 from discogym.suites.crafting.report import DIFFICULTIES, RECIPE_TYPES
 
 if TYPE_CHECKING:

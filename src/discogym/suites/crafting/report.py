@@ -7,10 +7,9 @@ Episodes that ended in an error (or were not scored) carry no score components: 
 
 from typing import Any
 
-from discogym.core.episode import Episode
-from discogym.core.report_tables import (
+from discogym.core import Episode, ReportTable
+from discogym.core.reporting.report_tables import (
     AGENT_KEY_COLUMNS,
-    ReportTable,
     agent_rows,
     component_mean,
     component_value,

@@ -7,9 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from discogym.core.errors import UserError
-from discogym.core.task import Condition, Task
-from discogym.core.termination import Termination
+from discogym.core import Condition, Task, Termination, UserError
 from discogym.suites.crafting import data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.planner import PlanError, make_plan

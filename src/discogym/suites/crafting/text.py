@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from discogym.core.tools import ToolCall, unreadable
+from discogym.core import ToolCall
+from discogym.core.model.tools import unreadable
 from discogym.suites.crafting.recipes import RecipeBook, ShapedRecipe, ShapelessRecipe
 from discogym.suites.crafting.state import GRID_NAMES, Stack, Table, slot_index, slot_name
 

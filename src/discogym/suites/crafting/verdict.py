@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from discogym.core.episode import Event
-from discogym.core.task import Condition
+from discogym.core import Condition, Event
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import Stack

@@ -14,9 +14,7 @@ or the step budget spent, it calls ``impossible``.
 
 from collections.abc import Iterator, Sequence
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, Turn
-from discogym.core.errors import UserError
-from discogym.core.tools import ToolCall
+from discogym.core import Agent, AgentContext, AgentDecision, ToolCall, Turn, UserError
 from discogym.suites.crafting.data import raw_data
 from discogym.suites.crafting.env import MAX_STEPS
 from discogym.suites.crafting.planner import PlanError, PlannedAction, make_plan

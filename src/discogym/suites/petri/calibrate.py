@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from discogym.core.seeding import derive_seed
+from discogym.core import derive_seed
 from discogym.suites.petri.sims.base import Param, Simulation
 from discogym.suites.petri.stats import ALPHA, holm_rows, mann_whitney_p
 

@@ -8,8 +8,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from discogym.core.console import JsonOption, fail, print_json, stderr, stdout, user_errors
-from discogym.core.errors import UserError
+from discogym.core import UserError
+from discogym.core.terminal.console import JsonOption, fail, print_json, stderr, stdout, user_errors
 from discogym.suites.petri.sims.base import Check, Simulation
 
 EXIT_VALIDATION_FAILED = 1

@@ -13,11 +13,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from discogym.core.env import Env, Limits
-from discogym.core.errors import ToolError, UserError
-from discogym.core.human import tool_line
-from discogym.core.termination import Termination
-from discogym.core.tools import Tool, ToolArgs, ToolCall, ToolResult, tool
+from discogym.core import Env, Limits, Termination, Tool, ToolArgs, ToolCall, ToolError, ToolResult, UserError, tool
+from discogym.core.terminal.human import tool_line
 from discogym.suites.petri.boundary import BoundaryTruth
 from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.base import Simulation

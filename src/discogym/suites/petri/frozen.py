@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri.generate import (
     STATISTIC_DIGITS,
     STATISTICS,

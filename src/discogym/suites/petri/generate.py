@@ -19,7 +19,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from discogym.core.seeding import derive_seed
+from discogym.core import derive_seed
 from discogym.suites.petri.boundary import TOLERANCE, TRANSITIONS, BoundaryTruth, crossing, sharpness
 from discogym.suites.petri.calibration import CALIBRATION, SimCalibration, significant_digits
 from discogym.suites.petri.sims.base import Param, Simulation

@@ -8,9 +8,9 @@ from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING
 
-from discogym.core.episode import Episode
-from discogym.core.plots import Value, bar_groups, by_row, panel_grid, save_figures, score_scale
-from discogym.core.report_tables import mean_score, scored_episodes
+from discogym.core import Episode
+from discogym.core.reporting.plots import Value, bar_groups, by_row, panel_grid, save_figures, score_scale
+from discogym.core.reporting.report_tables import mean_score, scored_episodes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

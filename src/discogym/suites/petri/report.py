@@ -10,11 +10,10 @@ from statistics import fmean
 
 import numpy as np
 
-from discogym.core.episode import Episode
-from discogym.core.report_tables import (
+from discogym.core import Episode, ReportTable
+from discogym.core.reporting.report_tables import (
     AGENT_KEY_COLUMNS,
     AgentKey,
-    ReportTable,
     agent_key,
     component_mean,
     group_by,

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from discogym.core.crosscheck import CACHE_MISMATCH, cache_mismatch
-from discogym.core.episode import Episode, Event, Score
-from discogym.core.tools import ToolCall, parse_args_object
+from discogym.core import Episode, Event, Score, ToolCall
+from discogym.core.model.tools import parse_args_object
+from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.petri.env import BUDGET, SUBMIT_MODELS, PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.registry import get_simulation

@@ -13,10 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, with_options
-from discogym.core.errors import UserError
-from discogym.core.seeding import derive_seed
-from discogym.core.tools import ToolCall
+from discogym.core import (
+    Agent,
+    AgentContext,
+    AgentDecision,
+    AgentOptions,
+    ToolCall,
+    Turn,
+    UserError,
+    derive_seed,
+    with_options,
+)
 from discogym.suites.petri.generate import magnitude_class
 
 

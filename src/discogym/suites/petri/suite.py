@@ -2,13 +2,7 @@
 
 from pathlib import Path
 
-from discogym.core.agent import AgentFactory
-from discogym.core.env import Env
-from discogym.core.episode import Episode, Score
-from discogym.core.errors import UserError
-from discogym.core.report_tables import ReportTable
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
+from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
 from discogym.suites.petri import frozen, scoring, solvers
 from discogym.suites.petri.env import PetriEnv
 from discogym.suites.petri.generate import PetriTaskSpec

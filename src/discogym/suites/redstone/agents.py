@@ -2,9 +2,7 @@
 
 from collections.abc import Sequence
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn
-from discogym.core.errors import UserError
-from discogym.core.tools import ToolCall
+from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, ToolCall, Turn, UserError
 from discogym.suites.redstone.blocks import COMPONENTS, COMPUTED, Block, Pos
 from discogym.suites.redstone.builder import build_device
 from discogym.suites.redstone.tasks import TaskSpec

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 
 Pos = tuple[int, int, int]
 

@@ -11,10 +11,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from discogym.core.env import Env
-from discogym.core.errors import ToolError, UserError
-from discogym.core.human import parse_tool_line, usage_line
-from discogym.core.tools import NoArgs, ToolArgs, ToolCall, ToolResult, tool
+from discogym.core import Env, NoArgs, ToolArgs, ToolCall, ToolError, ToolResult, UserError, tool
+from discogym.core.terminal.human import parse_tool_line, usage_line
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
 from discogym.suites.redstone.engine import Change, Simulator

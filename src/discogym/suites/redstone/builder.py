@@ -28,7 +28,7 @@ gives a wrong device (or none, where the designs cannot meet the task with it).
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import Block, Pos, make_block
 from discogym.suites.redstone.check import region_of
 from discogym.suites.redstone.facts import MINECRAFT, Physics

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import HORIZONTAL, LAMP, WALL_TORCH, WIRE, Block, Pos
 from discogym.suites.redstone.engine import Simulator
 from discogym.suites.redstone.lab import Region, lab_world, lamps_of, the_button

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from discogym.core.console import JsonOption, print_json, stdout, user_errors
-from discogym.core.errors import UserError
+from discogym.core import UserError
+from discogym.core.terminal.console import JsonOption, print_json, stdout, user_errors
 from discogym.suites.redstone.blocks import Pos
 from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.world import World, format_pos, parse_pos, read_world

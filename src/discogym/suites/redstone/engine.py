@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import AIR, BUTTON, LAMP, REPEATER, TORCH, WALL_TORCH, WIRE, Block, Pos
 from discogym.suites.redstone.compiled import Core, TraceChunk, available
 from discogym.suites.redstone.rules import Rules

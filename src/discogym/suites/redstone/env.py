@@ -9,9 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.env import Limits
-from discogym.core.termination import Termination
-from discogym.core.tools import NoArgs, ToolArgs, ToolResult, tool
+from discogym.core import Limits, NoArgs, Termination, ToolArgs, ToolResult, tool
 from discogym.suites.redstone import check
 from discogym.suites.redstone.book import BookFormat, KnowledgeBook, ScientistNotes
 from discogym.suites.redstone.build_lab import TRIAL_BUDGET, BuildLab, TrialBudget

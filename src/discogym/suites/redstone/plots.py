@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from discogym.core.episode import Episode
-from discogym.core.plots import Value, by_row, heatmap, panel_grid, save_figures
-from discogym.core.report_tables import scored_episodes, success_rate
+from discogym.core import Episode
+from discogym.core.reporting.plots import Value, by_row, heatmap, panel_grid, save_figures
+from discogym.core.reporting.report_tables import scored_episodes, success_rate
 from discogym.suites.redstone.tasks import FAMILIES, LEVELS
 
 if TYPE_CHECKING:

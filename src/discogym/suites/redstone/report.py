@@ -9,10 +9,9 @@ from typing import Any
 
 from scipy import stats
 
-from discogym.core.episode import Episode
-from discogym.core.report_tables import (
+from discogym.core import Episode, ReportTable
+from discogym.core.reporting.report_tables import (
     AGENT_KEY_COLUMNS,
-    ReportTable,
     agent_rows,
     by_agent,
     component_mean,

@@ -48,7 +48,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import AIR, PROPERTIES, Block, Pos, game_id, make_block, palette_id
 from discogym.suites.redstone.world import MAX_COORD, World, check_extent, format_pos
 

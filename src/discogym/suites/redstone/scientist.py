@@ -12,11 +12,8 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from discogym.core.console import plural
-from discogym.core.env import Limits
-from discogym.core.errors import ToolError
-from discogym.core.termination import Termination
-from discogym.core.tools import NoArgs, Tool, ToolArgs, ToolResult, tool
+from discogym.core import Limits, NoArgs, Termination, Tool, ToolArgs, ToolError, ToolResult, tool
+from discogym.core.terminal.console import plural
 from discogym.suites.redstone.book import (
     BOOK_FORMATS,
     MAX_TEXT,

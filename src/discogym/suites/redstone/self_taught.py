@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, Turn
-from discogym.core.errors import UserError
-from discogym.core.tools import ToolCall, ToolResult
+from discogym.core import Agent, AgentContext, AgentDecision, ToolCall, ToolResult, Turn, UserError
 from discogym.suites.redstone.agents import placement_order, set_block_call
 from discogym.suites.redstone.builder import build_device
 from discogym.suites.redstone.facts import FACTS, MINECRAFT, NEEDED, Fact, Physics, fact_for, known_facts

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.lab import ANCHOR, RADIUS
 
 TASK_DIR = Path(__file__).parent / "tasks"

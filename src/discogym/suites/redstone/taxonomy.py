@@ -18,7 +18,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import LAMP, WIRE, Block, Pos, parse_block
 from discogym.suites.redstone.engine import Simulator
 from discogym.suites.redstone.lab import lab_world, lamps_of, positions_of, read_device, the_button

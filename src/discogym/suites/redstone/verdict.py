@@ -17,9 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from discogym.core.crosscheck import accepted_args
-from discogym.core.episode import Event
-from discogym.core.errors import ToolError, UserError
+from discogym.core import Event, ToolError, UserError
+from discogym.core.running.crosscheck import accepted_args
 from discogym.suites.redstone import check
 from discogym.suites.redstone.blocks import AIR, Block, Pos
 from discogym.suites.redstone.book import ScientistNotes

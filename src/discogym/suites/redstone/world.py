@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.redstone.blocks import (
     AIR,
     BUTTON,

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 
 Role = Literal["driver", "decoy", "fixed"]
 

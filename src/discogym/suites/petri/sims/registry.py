@@ -3,7 +3,7 @@ them use) is imported when the simulation is first asked for, so listing the sui
 
 import importlib
 
-from discogym.core.errors import UserError
+from discogym.core import UserError
 from discogym.suites.petri.sims.base import Check, Param, Simulation
 
 NAMES = ("market", "swarm", "origin", "morph", "social")

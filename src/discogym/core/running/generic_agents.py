@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter, ValidationError
 
-from discogym.core.agent import (
+from discogym.core.model.agent import (
     Agent,
     AgentContext,
     AgentDecision,
@@ -18,9 +18,9 @@ from discogym.core.agent import (
     register_agent,
     require_option,
 )
-from discogym.core.errors import UserError
-from discogym.core.human import HumanAgent
-from discogym.core.tools import ToolCall
+from discogym.core.model.errors import UserError
+from discogym.core.model.tools import ToolCall
+from discogym.core.terminal.human import HumanAgent
 
 
 class RandomAgent(Agent):

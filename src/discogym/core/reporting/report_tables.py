@@ -11,22 +11,12 @@ from collections.abc import Callable, Iterable, Sequence
 from statistics import NormalDist, fmean, stdev
 from typing import Any, TypeVar, overload
 
-from pydantic import BaseModel, Field
-
-from discogym.core.episode import Episode
+from discogym.core.model.episode import Episode
+from discogym.core.model.report_table import ReportTable
 
 AGENT_KEY_COLUMNS = ["agent", "model", "condition"]
 AgentKey = tuple[str, str, str]
 GroupKey = TypeVar("GroupKey", bound=tuple[str, ...])
-
-
-class ReportTable(BaseModel):
-    """A titled table; cells are plain JSON values."""
-
-    title: str
-    columns: list[str]
-    rows: list[list[Any]]
-    notes: list[str] = Field(default_factory=list)
 
 
 def group_by(episodes: Iterable[Episode], key: Callable[[Episode], GroupKey]) -> list[tuple[GroupKey, list[Episode]]]:

@@ -6,13 +6,13 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any, ClassVar
 
-from discogym.core.agent import AgentFactory
-from discogym.core.env import Env
-from discogym.core.episode import Episode, Score
-from discogym.core.errors import UserError
-from discogym.core.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
-from discogym.core.report_tables import ReportTable
-from discogym.core.task import Condition, Task
+from discogym.core.model.agent import AgentFactory
+from discogym.core.model.env import Env
+from discogym.core.model.episode import Episode, Score
+from discogym.core.model.errors import UserError
+from discogym.core.model.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
+from discogym.core.model.report_table import ReportTable
+from discogym.core.model.task import Condition, Task
 
 ENTRY_POINT_GROUP = "discogym.suites"
 EXTRA_SUITES_VARIABLE = "DISCOGYM_SUITES"
@@ -30,8 +30,9 @@ class Suite(ABC):
     # Raise it when tasks, environments or scoring change so that old episodes are no longer comparable;
     # it is recorded in every episode, and a resumed run refuses to mix episodes of two versions.
     version: ClassVar[str] = "1"
-    # The percentile of people's scores per problem that is the human baseline (discogym.core.human_baselines):
-    # the median unless the suite's paper defines another (AutumnBench: the 80th).
+    # The percentile of people's scores per problem that is the human baseline
+    # (discogym.core.reporting.human_baselines): the median unless the suite's paper defines another (AutumnBench:
+    # the 80th).
     human_percentile: ClassVar[float] = 50.0
     # How people play it in the web app: at the world's frame rate (a noop each frame they do nothing) when
     # True, else turn by turn; a person may pick the other mode, recorded as the agent option ``mode``.

@@ -1,8 +1,8 @@
 """Runs: the (task x condition x agent x repeat) grid, one file per episode, resumable.
 
-The runner plans (:mod:`discogym.core.planning`), skips finished episodes, refuses to mix versions
-(:mod:`discogym.core.versions`), and owns retries, faults, progress and interrupts; an
-:class:`~discogym.core.executors.Executor` plays the episodes.
+The runner plans (:mod:`discogym.core.running.planning`), skips finished episodes, refuses to mix versions
+(:mod:`discogym.core.running.versions`), and owns retries, faults, progress and interrupts; an
+:class:`~discogym.core.running.executors.Executor` plays the episodes.
 """
 
 from collections import deque
@@ -10,15 +10,15 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from discogym.core.crosscheck import made_as_planned
-from discogym.core.episode import EpisodeKey
-from discogym.core.episode_loop import PlannedEpisode
-from discogym.core.errors import UserError
-from discogym.core.executors import EpisodeSummary, Executor, Played, RunListener, executor_for
-from discogym.core.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
-from discogym.core.storage import RunDir, UnwritableRun, atomic_write
-from discogym.core.suite import Suite
-from discogym.core.versions import check_resumable
+from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.errors import UserError
+from discogym.core.model.suite import Suite
+from discogym.core.running.crosscheck import made_as_planned
+from discogym.core.running.episode_loop import PlannedEpisode
+from discogym.core.running.executors import EpisodeSummary, Executor, Played, RunListener, executor_for
+from discogym.core.running.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
+from discogym.core.running.storage import RunDir, UnwritableRun, atomic_write
+from discogym.core.running.versions import check_resumable
 
 __all__ = [
     "EpisodeSummary",
@@ -95,7 +95,7 @@ class Runner:
 
     def run(self) -> RunSummary:
         """Play every planned episode that is not finished yet; return what happened. The run directory is
-        locked meanwhile: another run into it is refused (:class:`~discogym.core.storage.RunInUse`)."""
+        locked meanwhile: another run into it is refused (:class:`~discogym.core.running.storage.RunInUse`)."""
         planned = plan_episodes(self.suite, self.config)
         self.run_dir.prepare()
         with self.run_dir.locked():

@@ -2,7 +2,7 @@
 
 :func:`check_suite` runs every check in :data:`CHECKS` and returns what it found; an empty list means the suite
 conforms. ``discogym check-suite SUITE`` prints the findings, and tests/core/test_conformance.py runs the
-checks on every registered suite. The checks look only through the :class:`~discogym.core.suite.Suite`
+checks on every registered suite. The checks look only through the :class:`~discogym.core.model.suite.Suite`
 interface, so they work on any suite, a plugin's included.
 
 A check never stops at the first problem, and an exception raised by the suite becomes a finding of the check
@@ -18,15 +18,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from discogym.core.agent import AgentOptions
-from discogym.core.episode import Episode, Score
-from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped, score_episode
-from discogym.core.errors import UserError
-from discogym.core.generic_agents import RandomAgent
-from discogym.core.planning import plan_episode
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
-from discogym.core.tools import MCP_HARNESS_TOOLS, ToolSpec
+from discogym.core.model.agent import AgentOptions
+from discogym.core.model.episode import Episode, Score
+from discogym.core.model.errors import UserError
+from discogym.core.model.suite import Suite
+from discogym.core.model.task import Condition, Task
+from discogym.core.model.tools import MCP_HARNESS_TOOLS, ToolSpec
+from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped, score_episode
+from discogym.core.running.generic_agents import RandomAgent
+from discogym.core.running.planning import plan_episode
 
 _T = TypeVar("_T")
 

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
-from discogym.core.errors import UserError
+from discogym.core.model.errors import UserError
 
 EXIT_USER_ERROR = 2
 EXIT_INCOMPLETE = 3

@@ -23,12 +23,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from discogym.core.agent import Usage
-from discogym.core.episode import Episode, EpisodeKey
-from discogym.core.episode_loop import PlannedEpisode, play_episode
-from discogym.core.errors import InfrastructureError
-from discogym.core.storage import RunDir, UnwritableRun
-from discogym.core.suite import Suite
+from discogym.core.model.agent import Usage
+from discogym.core.model.episode import Episode, EpisodeKey
+from discogym.core.model.errors import InfrastructureError
+from discogym.core.model.suite import Suite
+from discogym.core.running.episode_loop import PlannedEpisode, play_episode
+from discogym.core.running.storage import RunDir, UnwritableRun
 
 WORKER_DIED = "a worker process died"
 
@@ -107,7 +107,7 @@ class Executor(ABC):
 
         Each episode is played with :func:`play_and_write` (its file written under ``root``) before it is
         reported :class:`Played`; an episode that raised is reported :class:`Faulted` and not retried here,
-        except for :class:`~discogym.core.storage.UnwritableRun` (a full disk, say), which ends the iterator:
+        except for :class:`~discogym.core.running.storage.UnwritableRun` (a full disk, say), which ends the iterator:
         every later episode would be played for nothing.
         The caller may append to ``pending`` while it reads the reports (its retries); the iterator ends
         when ``pending`` is empty and no episode is in flight. An exception (KeyboardInterrupt included)

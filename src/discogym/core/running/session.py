@@ -12,16 +12,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from discogym.core.agent import AgentOptions
-from discogym.core.episode import EpisodeKey
-from discogym.core.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
-from discogym.core.errors import InfrastructureError, UserError
-from discogym.core.planning import plan_next_free
-from discogym.core.storage import RunDir
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+from discogym.core.model.agent import AgentOptions
+from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.errors import InfrastructureError, UserError
+from discogym.core.model.suite import Suite
+from discogym.core.model.task import Condition, Task
+from discogym.core.model.termination import Termination
+from discogym.core.model.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
+from discogym.core.running.planning import plan_next_free
+from discogym.core.running.storage import RunDir
 
 UNKNOWN_CLIENT = "unknown"
 STARTED_ANOTHER = "the client started another task"

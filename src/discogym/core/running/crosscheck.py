@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from discogym.core.episode import Episode, Score
-from discogym.core.jsonsafe import json_safe
-from discogym.core.tools import Tool, ToolCall, parse_args_object
+from discogym.core.model.episode import Episode, Score
+from discogym.core.model.jsonsafe import json_safe
+from discogym.core.model.tools import Tool, ToolCall, parse_args_object
 
 if TYPE_CHECKING:  # the suites import this module; planning imports the suite registry
-    from discogym.core.episode_loop import PlannedEpisode
+    from discogym.core.running.episode_loop import PlannedEpisode
 
 CACHE_MISMATCH = "cache_mismatch"
 
@@ -75,7 +75,7 @@ def made_as_planned(episode: Episode, planned: "PlannedEpisode") -> bool:
 
 
 def accepted_args(tools: Sequence[Tool], call: ToolCall) -> BaseModel | None:
-    """A logged call's arguments validated as :meth:`discogym.core.env.Env.call` validates them before it runs
+    """A logged call's arguments validated as :meth:`discogym.core.model.env.Env.call` validates them before it runs
     a tool, or None when the environment refused the call (an unknown tool, malformed arguments)."""
     chosen = next((tool for tool in tools if tool.name == call.tool), None)
     if chosen is None:

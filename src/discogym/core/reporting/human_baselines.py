@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from discogym.core.episode import Episode
-from discogym.core.report_tables import ReportTable, group_by, mean_score, scored_episodes
+from discogym.core.model.episode import Episode
+from discogym.core.model.report_table import ReportTable
+from discogym.core.reporting.report_tables import group_by, mean_score, scored_episodes
 
 HUMAN = "human"
 DEFAULT_MIN_PEOPLE = 5

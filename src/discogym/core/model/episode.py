@@ -8,11 +8,11 @@ from typing import Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.agent import Usage
-from discogym.core.jsonsafe import JsonDict
-from discogym.core.task import Condition, Task
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolResult, ToolSpec
+from discogym.core.model.agent import Usage
+from discogym.core.model.jsonsafe import JsonDict
+from discogym.core.model.task import Condition, Task
+from discogym.core.model.termination import Termination
+from discogym.core.model.tools import ToolCall, ToolResult, ToolSpec
 
 EPISODE_FORMAT_VERSION = 1
 CANONICAL_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
@@ -121,7 +121,7 @@ class Outcome(BaseModel):
 
     ``status`` is ``completed`` when the episode ran to an end (whatever the agent achieved) and
     ``error`` when a bug in the environment or agent stopped it; ``termination`` says which end
-    (:class:`~discogym.core.termination.Termination`: ``submitted``, ``step_limit``, ``agent_stopped``,
+    (:class:`~discogym.core.model.termination.Termination`: ``submitted``, ``step_limit``, ``agent_stopped``,
     ``env_error``, ...), and its ``kind`` what ended it.
     """
 
@@ -145,8 +145,8 @@ class Score(BaseModel):
 class Provenance(BaseModel):
     """Where an episode came from. Contains nothing that changes between identical reruns.
 
-    ``suite_version`` is the suite's :attr:`~discogym.core.suite.Suite.version` and ``task_hash`` the
-    SHA-256 of the task's canonical JSON, ground truth included (:func:`discogym.core.versions.task_hash`).
+    ``suite_version`` is the suite's :attr:`~discogym.core.model.suite.Suite.version` and ``task_hash`` the
+    SHA-256 of the task's canonical JSON, ground truth included (:func:`discogym.core.running.versions.task_hash`).
     """
 
     discogym_version: str

@@ -13,11 +13,11 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from discogym.core.episode import EpisodeKey
-from discogym.core.errors import UserError
-from discogym.core.storage import RunDir
-from discogym.core.suite import Suite
-from discogym.core.task import Task
+from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.errors import UserError
+from discogym.core.model.suite import Suite
+from discogym.core.model.task import Task
+from discogym.core.running.storage import RunDir
 
 SHOWN = 5  # how many task ids or file names a message lists before "..."
 

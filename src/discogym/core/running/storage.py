@@ -13,8 +13,8 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from discogym.core.episode import EPISODE_FORMAT_VERSION, Episode, EpisodeKey, EpisodeRuntime
-from discogym.core.errors import UserError
+from discogym.core.model.episode import EPISODE_FORMAT_VERSION, Episode, EpisodeKey, EpisodeRuntime
+from discogym.core.model.errors import UserError
 
 RUN_FILE = "run.json"
 EPISODES_DIR = "episodes"

@@ -10,10 +10,10 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from discogym.core.episode import SubSession
-from discogym.core.errors import ToolError
-from discogym.core.termination import Termination, ending
-from discogym.core.tools import (
+from discogym.core.model.episode import SubSession
+from discogym.core.model.errors import ToolError
+from discogym.core.model.termination import Termination, ending
+from discogym.core.model.tools import (
     TOOL_MARKER,
     UNREADABLE_TOOL,
     Tool,
@@ -95,7 +95,7 @@ NO_SUB_AGENTS = (
 class Env(ABC):
     """Base class of every suite's environment.
 
-    Subclasses write a :meth:`brief`, mark their tool methods with :func:`discogym.core.tools.tool`,
+    Subclasses write a :meth:`brief`, mark their tool methods with :func:`discogym.core.model.tools.tool`,
     and call :meth:`finish` when the episode ends. :meth:`call` validates names and arguments,
     counts steps, applies :attr:`limits`, and turns :class:`ToolError` into error results, so a
     handler only ever sees well-formed arguments.
@@ -131,8 +131,8 @@ class Env(ABC):
 
     @classmethod
     def declared_tools(cls) -> list[Tool]:
-        """Every tool the class declares with :func:`~discogym.core.tools.tool` (what :meth:`tools` offers unless a
-        subclass narrows it)."""
+        """Every tool the class declares with :func:`~discogym.core.model.tools.tool` (what :meth:`tools` offers
+        unless a subclass narrows it)."""
         return list(cls._declared_tools.values())
 
     def tools(self) -> list[Tool]:
@@ -161,7 +161,7 @@ class Env(ABC):
 
     def finish(self, reason: Termination) -> None:
         """End the episode; later calls are refused. The first reason given is kept. A name outside the
-        :class:`~discogym.core.termination.Termination` vocabulary is a ValueError (a bug of the environment)."""
+        :class:`~discogym.core.model.termination.Termination` vocabulary is a ValueError (a bug of the environment)."""
         checked = ending(reason)
         if self._meter.termination is None:
             self._meter.termination = checked
@@ -208,7 +208,7 @@ class Env(ABC):
         """Parse the suite's text action syntax into a tool call; suites with one override this.
 
         Raise :class:`ToolError` with a message the agent can act on when ``text`` is not an action (a
-        language model then gets one retry), or return :func:`~discogym.core.tools.unreadable` to answer it
+        language model then gets one retry), or return :func:`~discogym.core.model.tools.unreadable` to answer it
         with the suite's own message and count it as a step.
         """
         raise ToolError("this environment has no text action syntax; call its tools instead")

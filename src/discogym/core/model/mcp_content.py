@@ -5,7 +5,7 @@ from typing import Any
 
 import mcp_types as types
 
-from discogym.core.tools import ToolImage, ToolResult
+from discogym.core.model.tools import ToolImage, ToolResult
 
 MAX_REQUEST_BYTES = 1 << 20  # an HTTP request body, or a tool call's arguments, larger than this is refused
 

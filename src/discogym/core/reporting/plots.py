@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from discogym.core.episode import Episode
-from discogym.core.report_tables import group_by, mean_score, standard_error
+from discogym.core.model.episode import Episode
+from discogym.core.reporting.report_tables import group_by, mean_score, standard_error
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

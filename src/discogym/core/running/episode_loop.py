@@ -11,10 +11,9 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from discogym import __version__
-from discogym.core.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
-from discogym.core.agent_lookup import make_agent
-from discogym.core.env import Env
-from discogym.core.episode import (
+from discogym.core.model.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
+from discogym.core.model.env import Env
+from discogym.core.model.episode import (
     Episode,
     EpisodeKey,
     EpisodeRuntime,
@@ -25,15 +24,16 @@ from discogym.core.episode import (
     StepTiming,
     SubSession,
 )
-from discogym.core.errors import InfrastructureError, ToolError
-from discogym.core.jsonsafe import json_safe
-from discogym.core.provenance import git_commit, platform_name, python_version
-from discogym.core.seeding import derive_seed
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
-from discogym.core.versions import task_hash
+from discogym.core.model.errors import InfrastructureError, ToolError
+from discogym.core.model.jsonsafe import json_safe
+from discogym.core.model.seeding import derive_seed
+from discogym.core.model.suite import Suite
+from discogym.core.model.task import Condition, Task
+from discogym.core.model.termination import Termination
+from discogym.core.model.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+from discogym.core.running.agent_lookup import make_agent
+from discogym.core.running.provenance import git_commit, platform_name, python_version
+from discogym.core.running.versions import task_hash
 
 _T = TypeVar("_T")
 
@@ -284,8 +284,8 @@ class EpisodeRecorder(_Driver):
 
     Every way an episode is played goes through it: the runner's agent loop (:func:`play_episode`), sub-agent
     sessions (:class:`SessionDriver`, a child of the episode's driver), the conformance check, sessions whose agent
-    acts from outside the process (:mod:`discogym.core.session`: MCP clients, the web app), the Inspect solver and
-    provider, and Inspect log replay. So every episode is started, logged, blamed, scored and stored the same way.
+    acts from outside the process (:mod:`discogym.core.running.session`: MCP clients, the web app), the Inspect solver
+    and provider, and Inspect log replay. So every episode is started, logged, blamed, scored and stored the same way.
     The environment is closed exactly once: by :meth:`finish`, or by :meth:`abandon`.
     """
 

@@ -14,10 +14,10 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from discogym.core.agent import Agent, AgentContext, AgentDecision, Turn
-from discogym.core.errors import ToolError
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolImage, ToolSpec, parse_json
+from discogym.core.model.agent import Agent, AgentContext, AgentDecision, Turn
+from discogym.core.model.errors import ToolError
+from discogym.core.model.termination import Termination
+from discogym.core.model.tools import ToolCall, ToolImage, ToolSpec, parse_json
 
 QUIT = "quit"
 

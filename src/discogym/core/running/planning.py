@@ -10,14 +10,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym import __version__
-from discogym.core.agent import AgentOptions, find_generic_agent
-from discogym.core.agent_lookup import fit_options, make_agent, resolve_agent_name
-from discogym.core.episode import EpisodeKey
-from discogym.core.episode_loop import PlannedEpisode
-from discogym.core.errors import MissingCredentials, UserError
-from discogym.core.seeding import derive_seed
-from discogym.core.suite import Suite
-from discogym.core.task import Condition, Task
+from discogym.core.model.agent import AgentOptions, find_generic_agent
+from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.errors import MissingCredentials, UserError
+from discogym.core.model.seeding import derive_seed
+from discogym.core.model.suite import Suite
+from discogym.core.model.task import Condition, Task
+from discogym.core.running.agent_lookup import fit_options, make_agent, resolve_agent_name
+from discogym.core.running.episode_loop import PlannedEpisode
 
 # The most episodes one run may plan: far beyond any real run, and small enough that planning (a list of
 # planned episodes in memory) stays quick. A larger --repeats or grid is refused before anything is planned.

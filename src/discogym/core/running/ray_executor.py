@@ -2,7 +2,7 @@
 instance started for the run on this machine. Optional: ``pip install 'discogym[ray]'``.
 
 Ray only carries the work: the runner still plans the episodes, skips the finished ones, retries faults and
-stops on Ctrl-C. Each task plays one episode with :func:`~discogym.core.executors.play_and_write`, which writes
+stops on Ctrl-C. Each task plays one episode with :func:`~discogym.core.running.executors.play_and_write`, which writes
 the episode's file under the run directory: on a cluster that directory must be on a filesystem every node
 mounts at the same path (docs/scale.md). Ray's own retries are off (``max_retries=0``): an episode whose
 worker or node died is reported as a fault, and the runner decides whether to play it again, so none is played
@@ -16,9 +16,10 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from discogym.core.episode_loop import PlannedEpisode
-from discogym.core.errors import UserError
-from discogym.core.executors import (
+from discogym.core.model.errors import UserError
+from discogym.core.model.suite import Suite
+from discogym.core.running.episode_loop import PlannedEpisode
+from discogym.core.running.executors import (
     WORKER_DIED,
     EpisodeSummary,
     Executor,
@@ -28,8 +29,7 @@ from discogym.core.executors import (
     describe_fault,
     play_and_write,
 )
-from discogym.core.storage import UnwritableRun
-from discogym.core.suite import Suite
+from discogym.core.running.storage import UnwritableRun
 
 ADDRESS_VARIABLE = "RAY_ADDRESS"
 

@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.jsonsafe import JsonDict
+from discogym.core.model.jsonsafe import JsonDict
 
 
 class Task(BaseModel):

@@ -8,8 +8,8 @@ episode from another version of the suite) the replay stops and the later steps 
 
 from typing import Any
 
-from discogym.core.episode import Episode
-from discogym.core.suite import Suite
+from discogym.core.model.episode import Episode
+from discogym.core.model.suite import Suite
 
 
 def replay_views(suite: Suite, episode: Episode) -> tuple[list[dict[str, Any] | None], str | None]:

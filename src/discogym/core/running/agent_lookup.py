@@ -1,7 +1,7 @@
 """Finding the agent a user named: a suite's reference solvers first, then the generic agents."""
 
-import discogym.core.generic_agents  # noqa: F401 - registers the generic agents
-from discogym.core.agent import (
+import discogym.core.running.generic_agents  # noqa: F401 - registers the generic agents
+from discogym.core.model.agent import (
     Agent,
     AgentFactory,
     AgentOptions,
@@ -10,8 +10,8 @@ from discogym.core.agent import (
     find_generic_agent,
     generic_agents,
 )
-from discogym.core.errors import UserError
-from discogym.core.suite import Suite
+from discogym.core.model.errors import UserError
+from discogym.core.model.suite import Suite
 
 REFERENCE = "reference"
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
-from discogym.core.jsonsafe import JsonDict, JsonValue
+from discogym.core.model.jsonsafe import JsonDict, JsonValue
 
 # Above this many argument combinations a tool is too large to enumerate for the random agent.
 MAX_ENUMERATED_CALLS = 10_000
@@ -135,7 +135,7 @@ these names. Kept here, in core, so that checks can read it without importing th
 def tool(
     args: type[BaseModel] = NoArgs, *, name: str | None = None, description: str | None = None
 ) -> Callable[[Callable[[Any, Any], ToolResult]], Callable[[Any, Any], ToolResult]]:
-    """Mark an :class:`~discogym.core.env.Env` method as a tool.
+    """Mark an :class:`~discogym.core.model.env.Env` method as a tool.
 
     The method takes the validated argument model and returns a :class:`ToolResult`. The tool's name
     defaults to the method's name and its description to the method's docstring.

@@ -17,17 +17,15 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from discogym.core.agent import AgentOptions
-from discogym.core.console import plural
-from discogym.core.crosscheck import made_as_planned, mismatch_warning, score_warning
-from discogym.core.episode import Episode, EpisodeKey
-from discogym.core.episode_loop import score_episode
-from discogym.core.errors import UserError
-from discogym.core.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
-from discogym.core.planning import RunConfig, plan_episode
-from discogym.core.plots import plots_available, score_plot
-from discogym.core.report_tables import (
-    ReportTable,
+from discogym.core.model.agent import AgentOptions
+from discogym.core.model.episode import Episode, EpisodeKey
+from discogym.core.model.errors import UserError
+from discogym.core.model.report_table import ReportTable
+from discogym.core.model.suite import Suite, get_suite
+from discogym.core.model.termination import EndingKind
+from discogym.core.reporting.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
+from discogym.core.reporting.plots import plots_available, score_plot
+from discogym.core.reporting.report_tables import (
     group_by,
     mean_score,
     present_mean,
@@ -37,10 +35,12 @@ from discogym.core.report_tables import (
     table_html,
     table_markdown,
 )
-from discogym.core.storage import RUN_FILE, RunDir
-from discogym.core.suite import Suite, get_suite
-from discogym.core.termination import EndingKind
-from discogym.core.versions import mixed_versions
+from discogym.core.running.crosscheck import made_as_planned, mismatch_warning, score_warning
+from discogym.core.running.episode_loop import score_episode
+from discogym.core.running.planning import RunConfig, plan_episode
+from discogym.core.running.storage import RUN_FILE, RunDir
+from discogym.core.running.versions import mixed_versions
+from discogym.core.terminal.console import plural
 
 GENERIC_COLUMNS = [
     "suite",

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.errors import UserError
-from discogym.core.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
-from discogym.core.termination import Termination
-from discogym.core.tools import ToolCall, ToolImage, ToolResult, ToolSpec
+from discogym.core.model.errors import UserError
+from discogym.core.model.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
+from discogym.core.model.termination import Termination
+from discogym.core.model.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 
 
 class Usage(BaseModel):

@@ -1,0 +1,1 @@
+"""Checks of a suite: the conformance check behind `discogym check-suite`."""
