@@ -4,9 +4,12 @@ Run it without installing anything (from the repository's root):
 
     DISCOGYM_SUITES=examples.hidden_number:suite discogym run hidden-number --agent reference
     DISCOGYM_SUITES=examples.hidden_number:suite discogym check-suite hidden-number
+    DISCOGYM_SUITES=examples.hidden_number:suite discogym serve   # play it in the browser, on its own screen
+    DISCOGYM_SUITES=examples.hidden_number:suite inspect eval discogym/hidden-number --model discogym/reference
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import Field
 
@@ -47,6 +50,7 @@ class HiddenNumberEnv(Env):
 
     def __init__(self, task: Task) -> None:
         self._hidden = int(task.ground_truth["number"])
+        self.answers: list[dict[str, object]] = []  # what the agent asked and was told, for the web app's screen
 
     def brief(self) -> str:
         return "A whole number from 1 to 100 is hidden. Ask whether it is higher than a number, then submit it."
@@ -55,6 +59,7 @@ class HiddenNumberEnv(Env):
     def higher_than(self, args: NumberArgs) -> ToolResult:
         """Ask whether the hidden number is higher than n."""
         answer = self._hidden > args.n
+        self.answers.append({"n": args.n, "higher": answer})
         return ToolResult(text="yes" if answer else "no", data={"higher": answer})
 
     @tool(NumberArgs)
@@ -65,6 +70,10 @@ class HiddenNumberEnv(Env):
 
     def outcome(self) -> dict[str, object]:
         return {"submitted": self.termination == Termination.SUBMITTED}
+
+    def view(self) -> dict[str, object]:
+        """What the web app's screen draws (hidden_number_screen.js): the answers so far, never the number."""
+        return {"kind": "hidden-number", "answers": list(self.answers)}
 
 
 class Bisect(Agent):
@@ -118,6 +127,9 @@ class HiddenNumberSuite(Suite):
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"bisect": make_bisect}
+
+    def web_screens(self) -> dict[str, Path]:
+        return {"hidden-number": Path(__file__).with_name("hidden_number_screen.js")}
 
     def score(self, episode: Episode) -> Score:
         """From the log alone: the number the accepted ``submit`` call named, against the ground truth."""

@@ -94,15 +94,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def mcp_toy_server(out: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """`discogym mcp toy --transport http --split tiny` on a free port, writing to ``out``, ready to answer;
-    yields its URL and process (stopped afterwards)."""
+def discogym_server(*args: str, **env: str) -> Iterator[tuple[int, subprocess.Popen[str]]]:
+    """``discogym ARGS --port PORT`` (a server) on a free port of 127.0.0.1, with extra environment variables
+    ``env``, ready to answer; yields its port and process (stopped afterwards)."""
     port = free_port()
-    command = discogym_command(
-        "mcp", "toy", "--transport", "http", "--port", str(port), "--split", "tiny", "--out", str(out), *options
-    )
     server = subprocess.Popen(
-        command, env=cli_environment(), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        discogym_command(*args, "--port", str(port)),
+        env=cli_environment(**env),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 90
@@ -113,10 +115,21 @@ def mcp_toy_server(out: Path, *options: str) -> Iterator[tuple[str, subprocess.P
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, server.communicate()
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", server
+        yield port, server
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+@contextlib.contextmanager
+def mcp_toy_server(out: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`discogym mcp toy --transport http --split tiny` on a free port, writing to ``out``, ready to answer;
+    yields its URL and process (stopped afterwards)."""
+    with discogym_server("mcp", "toy", "--transport", "http", "--split", "tiny", "--out", str(out), *options) as (
+        port,
+        server,
+    ):
+        yield f"http://127.0.0.1:{port}/mcp", server
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ bad input shows a clear message. Skipped, saying so, when chromium is not instal
 import json
 from pathlib import Path
 
+from tests.conftest import discogym_server
 from tests.interfaces.conftest import Served, assert_played_alike, needs_chromium, web_episode
 
 pytestmark = needs_chromium
@@ -76,3 +77,25 @@ def test_bad_input_shows_a_clear_message(page, served: Served):
     page.wait_for_selector("#log li.refused")
     assert "guess" in page.inner_text("#log li.refused")
     assert json.loads(page.evaluate("JSON.stringify(document.body.dataset)")) == {}  # the game goes on
+
+
+def test_a_person_plays_a_plugin_suite_on_the_screen_it_ships(page, tmp_path):
+    from examples.hidden_number import suite as hidden_number
+
+    hidden = hidden_number.tasks("test")[0].ground_truth["number"]
+    with discogym_server("serve", "--runs", str(tmp_path), DISCOGYM_SUITES="examples.hidden_number:suite") as (port, _):
+        page.goto(f"http://127.0.0.1:{port}/play?suite=hidden-number")
+        page.fill("#participant", "p9")
+        page.select_option("#task", "number-0")
+        page.click("#start")
+        page.wait_for_selector("#screen[data-ready=true] #hidden-number-ask")
+        page.fill("#hidden-number-n", "50")
+        page.click("#hidden-number-ask")
+        page.wait_for_selector(".hidden-number-answers li")
+        assert page.inner_text(".hidden-number-answers li") == f"higher than 50? {'yes' if hidden > 50 else 'no'}"
+        page.fill("#hidden-number-n", str(hidden))
+        page.click("#hidden-number-submit")
+        page.wait_for_selector("body[data-over=true]")
+        assert page.is_disabled("#hidden-number-ask")
+    episode = web_episode(tmp_path, "hidden-number")
+    assert episode.score.success and [e.call.tool for e in episode.events] == ["higher_than", "submit"]

@@ -97,6 +97,13 @@ class Suite(ABC):
         """Write the suite's own PNG plots into ``out_dir`` (matplotlib is available); return their paths."""
         return []
 
+    def web_screens(self) -> dict[str, Path]:
+        """The scripts that draw the suite's environments in the web app, by the ``kind`` their
+        :meth:`Env.view` names: each registers ``discogymScreens[KIND] = (root, view, api) => screen`` (see
+        ``interfaces/web/static/screen-loader.js``). None by default: the play page then offers the tools as forms.
+        """
+        return {}
+
     def condition(self, name: str) -> Condition:
         """The condition called ``name``, or a UserError listing the valid ones."""
         for condition in self.conditions():

@@ -1,7 +1,9 @@
-"""What Inspect registers from discogym (entry point ``inspect_ai``): ``discogym/petri``, ``discogym/crafting``,
-``discogym/redstone``, ``discogym/autumn`` and the model provider ``discogym``."""
+"""What Inspect registers from discogym (entry point ``inspect_ai``): a task ``discogym/NAME`` for every suite,
+plugin suites included (``discogym/petri``, ``discogym/crafting``, ...), and the model provider ``discogym``."""
 
 from discogym.interfaces.inspect.provider import DiscogymAgentAPI
-from discogym.interfaces.inspect.tasks import autumn, crafting, petri, redstone
+from discogym.interfaces.inspect.tasks import suite_tasks
 
-__all__ = ["DiscogymAgentAPI", "autumn", "crafting", "petri", "redstone"]
+TASKS = suite_tasks()
+
+__all__ = ["TASKS", "DiscogymAgentAPI"]

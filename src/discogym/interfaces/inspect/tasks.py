@@ -29,7 +29,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 from inspect_ai.util import LimitExceededError, StoreModel
 
-from discogym.core import Episode, Termination, ToolCall, ToolImage, ToolSpec, Usage, get_suite
+from discogym.core import Episode, Termination, ToolCall, ToolImage, ToolSpec, Usage, all_suites, get_suite
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, SCORER, replay_sample, sample_episode
@@ -88,28 +88,19 @@ def _names(given: Names) -> list[str]:
     return [str(name).strip() for name in items if str(name).strip()]
 
 
-@task
-def petri(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
-    """petri-bench: find which parameter moves a metric, in mystery worlds of five simulations."""
-    return suite_task("petri", split, condition, tasks, out)
+def suite_tasks() -> dict[str, Callable[..., Task]]:
+    """An Inspect task for every suite this process knows, the plugin suites included (``discogym/NAME``), each
+    with the options of :func:`suite_task`."""
+    return {suite.name: _task_of(suite.name, suite.description) for suite in all_suites()}
 
 
-@task
-def crafting(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
-    """Plancraft: craft a target item in Minecraft's crafting GUI, or say it is impossible."""
-    return suite_task("crafting", split, condition, tasks, out)
+def _task_of(suite_name: str, description: str) -> Callable[..., Task]:
+    def make(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
+        return suite_task(suite_name, split, condition, tasks, out)
 
-
-@task
-def redstone(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
-    """SciCrafter: build a redstone circuit that does what the task asks, testing it in a lab."""
-    return suite_task("redstone", split, condition, tasks, out)
-
-
-@task
-def autumn(split: str | None = None, condition: Names = None, tasks: Names = None, out: str | None = None) -> Task:
-    """AutumnBench: explore a grid world without reward, then take a test of what you learned."""
-    return suite_task("autumn", split, condition, tasks, out)
+    make.__doc__ = f"{description[:1].upper()}{description[1:]}."
+    make.__name__ = make.__qualname__ = suite_name.replace("-", "_")
+    return task(name=suite_name)(make)
 
 
 # The episode

@@ -287,6 +287,14 @@ def create_app(runs: Path) -> FastAPI:
         except UserError as err:  # e.g. a suite this installation does not have
             raise HTTPException(404, str(err)) from None
 
+    @app.get("/screens/{kind}.js")
+    def screen(kind: str) -> FileResponse:
+        for suite in all_suites():
+            script = suite.web_screens().get(kind)
+            if script is not None:
+                return FileResponse(script, media_type="text/javascript")
+        raise HTTPException(404, f"no suite draws a screen of kind {kind!r}")
+
     @app.get("/runs/{run:path}/plots/{name}")
     def plot(run: str, name: str) -> FileResponse:
         plots = {path.name: path for path in plot_files(run_folder(run))}

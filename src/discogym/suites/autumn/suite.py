@@ -127,6 +127,9 @@ class AutumnSuite(Suite):
 
         return autumn_tables(episodes)
 
+    def web_screens(self) -> dict[str, Path]:
+        return {"grid": Path(__file__).parent / "screens" / "grid.js"}
+
     def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
         from discogym.suites.autumn.plots import autumn_plots
 

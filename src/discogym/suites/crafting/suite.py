@@ -150,6 +150,9 @@ class CraftingSuite(Suite):
 
         return crafting_tables(episodes)
 
+    def web_screens(self) -> dict[str, Path]:
+        return {"crafting": Path(__file__).parent / "screens" / "crafting.js"}
+
     def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
         from discogym.suites.crafting.plots import crafting_plots
 

@@ -94,7 +94,7 @@ class RedstoneEnv(BuildLab):
         return "\n".join(lines)
 
     def view(self) -> dict[str, Any]:
-        """The play screen (views/web.py, drawn by the web app's screens/redstone.js): the layers, the 3D picture,
+        """The play screen (views/web.py, drawn by screens/redstone.js): the layers, the 3D picture,
         the palette, the tick and the trials; only what the tools show, never the evaluator's verdict."""
         return screen_view(
             self.sim.snapshot(),

@@ -124,6 +124,9 @@ class RedstoneSuite(Suite):
 
         return redstone_tables(episodes)
 
+    def web_screens(self) -> dict[str, Path]:
+        return {"redstone": Path(__file__).parent / "screens" / "redstone.js"}
+
     def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:
         from discogym.suites.redstone.plots import redstone_plots
 
