@@ -158,6 +158,8 @@ class RememberingEnv(DigitEnv):
 class SideChannelToy(PlainToy):
     """Scores from what the environment left in memory, not from the episode: a second scoring finds nothing."""
 
+    score_range = (-1.0, 9.0)  # the digits, or -1 for none
+
     def make_env(self, task: Task, condition: Condition, seed: int) -> DigitEnv:
         return RememberingEnv(task, condition, seed)
 
@@ -170,6 +172,20 @@ def test_scores_that_do_not_recompute_from_the_stored_episode():
     findings = check_suite(SideChannelToy())
     assert {f.check for f in findings} == {"rescore"}
     assert "scores {" in findings[0].message
+
+
+class PercentToy(PlainToy):
+    """Scores in percent while it declares the default range of 0 to 1."""
+
+    def score(self, episode: Episode) -> Score:
+        return Score(value=100.0 * (super().score(episode).value or 0.0) + 50.0)
+
+
+def test_scores_outside_the_declared_range():
+    findings = check_suite(PercentToy())
+    assert {f.check for f in findings} == {"score-range"}
+    assert "outside the declared 0 to 1" in findings[0].message
+    assert check_suite(type("PercentToyDeclared", (PercentToy,), {"score_range": (0.0, 150.0)})()) == []
 
 
 SECRET_NOTE = "the digit sits under the rug"
@@ -303,7 +319,7 @@ def test_check_names_are_documented():
 def test_check_suite_on_the_command_line(run_cli):
     passed = run_cli("check-suite", "toy", "--episodes", "2")  # plain and slow: both fine
     assert passed.returncode == 0, passed.stderr
-    assert passed.stdout == "" and "toy: 11 checks, conforms" in passed.stderr
+    assert passed.stdout == "" and "toy: 12 checks, conforms" in passed.stderr
     failed = run_cli("check-suite", "toy", "--json")  # the third episode plays the buggy condition
     assert failed.returncode == 1
     document = json.loads(failed.stdout)

@@ -71,3 +71,11 @@ def test_the_plot_is_one_png_and_nothing_when_nothing_is_scored(two_suites, tmp_
 def test_one_suite_makes_one_panel(two_suites):
     figure = score_figure([e for e in two_suites if e.key.suite == "toy"])
     assert figure is not None and len(figure.axes) == 1
+
+
+def test_a_suite_is_drawn_on_the_range_it_declares(monkeypatch):
+    monkeypatch.setattr(type(suite), "score_range", (0.0, 10.0))
+    figure = score_figure(play("bisect"))
+    assert figure is not None
+    (toy,) = figure.axes
+    assert toy.get_xlim() == (0.0, 10.0) and "0 to 10" in toy.get_xlabel()

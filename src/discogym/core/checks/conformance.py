@@ -40,6 +40,7 @@ CHECKS: dict[str, str] = {
     "random-episodes": "episodes of the random agent end without an environment error",
     "deterministic-episodes": "random-agent episodes played twice with the same seeds are byte-identical",
     "rescore": "scoring a stored episode again gives the stored score",
+    "score-range": "every score lies in the range the suite declares (Suite.score_range)",
     "ground-truth-leak": "no distinctive ground-truth value appears in a brief, a tool spec or a tool result",
     "harness-tools": "no suite tool is named like one of the MCP server's own tools",
     "tool-schemas": "tool names are unique and valid for model APIs; descriptions are set and free of developer "
@@ -316,6 +317,7 @@ def _check_episodes(
         if first.to_json() != second.to_json():
             found.add("deterministic-episodes", f"two random-agent episodes of {where} with seed {seed} differ")
         _check_rescore(suite, first, where, found)
+        _check_score_range(suite, first, where, found)
     return played
 
 
@@ -329,6 +331,13 @@ def _check_rescore(suite: Suite, episode: Episode, where: str, found: _Findings)
             f"the stored episode of {where} scores {rescored.score.model_dump(mode='json')} again, "
             f"not {episode.score.model_dump(mode='json')}",
         )
+
+
+def _check_score_range(suite: Suite, episode: Episode, where: str, found: _Findings) -> None:
+    low, high = suite.score_range
+    value = episode.score.value
+    if value is not None and not low <= value <= high:
+        found.add("score-range", f"the episode of {where} scores {value:g}, outside the declared {low:g} to {high:g}")
 
 
 def secret_values(task: Task) -> list[str]:

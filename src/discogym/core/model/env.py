@@ -172,8 +172,9 @@ class Env(ABC):
 
     def view(self) -> dict[str, Any] | None:
         """What a person's screen shows of the environment now, for the web app's play page: a JSON-safe dict
-        whose ``kind`` names the screen that draws it (the script :meth:`Suite.web_screens` gives for that kind), or
-        None (the page offers the tools as forms only). Only what the agent may see: it reaches the page before the episode ends."""
+        whose ``kind`` names the screen that draws it (the script :meth:`Suite.web_screens` gives for that kind),
+        or None (the page offers the tools as forms only). Only what the agent may see: it reaches the page before
+        the episode ends."""
         return None
 
     def continue_from(self, carried: dict[str, Any]) -> None:  # noqa: B027 - an optional hook

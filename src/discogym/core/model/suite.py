@@ -30,6 +30,9 @@ class Suite(ABC):
     # Raise it when tasks, environments or scoring change so that old episodes are no longer comparable;
     # it is recorded in every episode, and a resumed run refuses to mix episodes of two versions.
     version: ClassVar[str] = "1"
+    # The lowest and highest score the suite gives (petri-bench scores 0-100, the others 0-1): every report and
+    # plot shows the suite on this scale, and the conformance check holds scores to it.
+    score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     # The percentile of people's scores per problem that is the human baseline
     # (discogym.core.reporting.human_baselines): the median unless the suite's paper defines another (AutumnBench:
     # the 80th).

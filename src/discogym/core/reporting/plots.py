@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from discogym.core.model.episode import Episode
+from discogym.core.model.errors import UserError
+from discogym.core.model.suite import get_suite
 from discogym.core.reporting.report_tables import group_by, mean_score, standard_error
 
 if TYPE_CHECKING:
@@ -25,12 +27,19 @@ def plots_available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
-def score_scale(scores: list[float]) -> tuple[float, float]:
-    """The score axis of one suite: from 0 (or the lowest score, if negative) to 1 when every score lies in
-    [0, 1], to 100 when every score lies in [0, 100], otherwise to the highest score.
+def suite_scale(suite: str, scores: list[float]) -> tuple[float, float]:
+    """The score axis of one suite: the range it declares (:attr:`Suite.score_range`), or, for a suite this
+    installation does not have (a log of someone else's), the range read off the scores (:func:`score_scale`)."""
+    try:
+        return get_suite(suite).score_range
+    except UserError:
+        return score_scale(scores)
 
-    Suites do not declare their scale, so it is read off the scores: 0-1 suites (success, fractions) and
-    0-100 suites (petri's points) each get their whole scale on the axis, and no bar runs off it."""
+
+def score_scale(scores: list[float]) -> tuple[float, float]:
+    """A score axis read off the scores, for a suite whose declared range is not at hand: from 0 (or the lowest
+    score, if negative) to 1 when every score lies in [0, 1], to 100 when every score lies in [0, 100], otherwise
+    to the highest score."""
     low, high = min([0.0, *scores]), max([0.0, *scores])
     return low, next((ceiling for ceiling in (1.0, 100.0) if high <= ceiling), high)
 
@@ -81,7 +90,7 @@ def _draw_suite(axes: Axes, suite: str, members: list[Episode]) -> None:
     axes.barh(positions, means, xerr=errors, color=BAR_COLOR, capsize=3)
     axes.set_yticks(positions, [f"{label} (n={len(group)})" for label, group in rows])
     axes.invert_yaxis()
-    low, top = score_scale([value for values in scores for value in values])
+    low, top = suite_scale(suite, [value for values in scores for value in values])
     axes.set_xlim(low, top)
     _label_bars(axes, positions.tolist(), means, [m + e for m, e in zip(means, errors, strict=True)], top)
     axes.set_xlabel(f"mean score on {suite}'s scale, {low:g} to {top:g}")

@@ -9,8 +9,9 @@ from statistics import fmean
 from typing import TYPE_CHECKING
 
 from discogym.core import Episode
-from discogym.core.reporting.plots import Value, bar_groups, by_row, panel_grid, save_figures, score_scale
+from discogym.core.reporting.plots import Value, bar_groups, by_row, panel_grid, save_figures
 from discogym.core.reporting.report_tables import mean_score, scored_episodes
+from discogym.suites.petri.scoring import SCORE_RANGE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -49,7 +50,7 @@ def tiers_figure(scored: list[Episode]) -> Figure:
     tiers = [*sorted({_tier(e) for e in scored}), ALL]
     groups = by_row(scored)
     cells = [[[e for e in members if tier in (ALL, _tier(e))] for tier in tiers] for _, members in groups]
-    scale = score_scale([float(e.score.value or 0.0) for e in scored])
+    scale = SCORE_RANGE
     figure, (axes,) = panel_grid(1, 1, (8.0, _band_size(len(tiers), len(groups))), "petri: mean score by tier")
     means = [[mean_score(cell) for cell in row] for row in cells]
     ranges = [[pass_range(cell) for cell in row] for row in cells]

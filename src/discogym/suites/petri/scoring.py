@@ -18,6 +18,7 @@ from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.registry import get_simulation
 from discogym.suites.petri.stats import ALPHA, holm
 
+SCORE_RANGE = (0.0, 100.0)  # petri-bench's points
 OVER_BUDGET_FACTOR = 0.6
 MAGNITUDES = ("small", "medium", "large")
 Support = Literal["isolating", "probe", "unbacked", "none"]

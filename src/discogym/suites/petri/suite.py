@@ -47,6 +47,7 @@ class PetriSuite(Suite):
     aliases = ("petri-bench",)
     description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
     version = "2"  # docs/petri.md, "Versions"
+    score_range = scoring.SCORE_RANGE
 
     def splits(self) -> list[str]:
         return frozen.set_names()
