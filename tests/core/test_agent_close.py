@@ -1,5 +1,5 @@
 """Agent.close(): called once when an episode is over, however it ended (the hook agents that hold a process
-or a server, such as the agent CLIs, release them with); Agent.finish(): told when the environment ended the
+or a server, such as the agent CLIs, release them with); Agent.settle(): told when the environment ended the
 episode, it adds what the agent spent after its last decision."""
 
 from collections.abc import Sequence
@@ -33,7 +33,7 @@ class Recording(Agent):
             raise InfrastructureError("the endpoint went away")
         return AgentDecision(message="done")
 
-    def finish(self, history: Sequence[Turn]) -> Usage | None:
+    def settle(self, history: Sequence[Turn]) -> Usage | None:
         self.events.append(f"finish after {len(history)}")
         return Usage(input_tokens=7, output_tokens=3)
 

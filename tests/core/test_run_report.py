@@ -37,7 +37,7 @@ def mentions(row: list[object], model: str) -> bool:
 
 @pytest.mark.parametrize("name", ["autumn", "crafting", "petri", "redstone"])
 def test_every_suites_tables_keep_models_apart(name):
-    tables = get_suite(name).report(reference_episodes(name))
+    tables = get_suite(name).tables(reference_episodes(name))
     assert tables
     for table in tables:
         if table.title.startswith("petri: paired comparisons"):

@@ -283,7 +283,7 @@ class DigitSuite(Suite):
         success = submitted == episode.task.ground_truth["digit"]
         return Score(value=float(success), success=success, components={"calls": len(episode.events)})
 
-    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+    def tables(self, episodes: list[Episode]) -> list[ReportTable]:
         rows = [[e.key.task, e.key.agent, e.score.value] for e in episodes]
         return [ReportTable(title="toy: episodes", columns=["task", "agent", "score"], rows=rows)]
 

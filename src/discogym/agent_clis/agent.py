@@ -190,7 +190,7 @@ class CliAgent(Agent):
                 self._stop_process()
                 raise InfrastructureError(f"{self.label} ran past its timeout of {self.cli.timeout_s:g} s")
 
-    def finish(self, history: Sequence[Turn]) -> Usage | None:
+    def settle(self, history: Sequence[Turn]) -> Usage | None:
         """The environment ended the episode: give the CLI the last result, let it end by itself (answering
         any further call with an error: the episode is over), and return what it spent: the meter's count when
         it ran, else the CLI's report, None when the CLI does not end in time or says nothing readable (the

@@ -10,7 +10,7 @@ import pytest
 from discogym.core import Task, get_suite
 from discogym.suites.autumn.catalog import CATALOG, env_info
 from discogym.suites.autumn.env import WorldTestEnv
-from discogym.suites.autumn.tasks import KINDS, autumn_task, generate, task_numbers
+from discogym.suites.autumn.tasks import KINDS, generate, task_numbers, task_spec
 
 KIND_WORDS = re.compile(r"\b(mfp|cd|mask\w*|predict\w*|plan\w*|chang\w*|detect\w*|goal\w*|target\w*|option\w*)\b")
 # Words of the interface itself (the actions, the grid), which a description may use too.
@@ -59,7 +59,7 @@ def test_the_checks_catch_a_brief_that_states_the_rules_or_names_the_test():
 @pytest.mark.parametrize("env", [info.name for info in CATALOG])
 def test_every_environment_s_brief_is_the_interface_only(env):
     suite = get_suite("autumn")
-    for task in (t for t in tasks() if autumn_task(t).env == env):
+    for task in (t for t in tasks() if task_spec(t).env == env):
         made = suite.make_env(task, suite.condition("text"), seed=0)
         assert isinstance(made, WorldTestEnv)
         brief = made.brief()
@@ -76,18 +76,18 @@ def test_the_task_list_shows_no_kind_and_the_numbers_are_not_a_code_for_it():
     listed = tasks()
     assert [t.id for t in listed] == [f"{info.name}-{n}" for info in CATALOG for n in (1, 2, 3)]
     for task in listed:
-        assert_says_nothing_of_the_rules_or_the_test(task.id, autumn_task(task).env, is_id=True)
-        assert_says_nothing_of_the_rules_or_the_test(task.brief, autumn_task(task).env)
-    kinds_of_first = {autumn_task(t).kind for t in listed if t.id.endswith("-1")}
+        assert_says_nothing_of_the_rules_or_the_test(task.id, task_spec(task).env, is_id=True)
+        assert_says_nothing_of_the_rules_or_the_test(task.brief, task_spec(task).env)
+    kinds_of_first = {task_spec(t).kind for t in listed if t.id.endswith("-1")}
     assert len(kinds_of_first) > 1  # the first task of an environment is not always the same kind
-    assert {autumn_task(t).kind for t in listed} == set(KINDS)
+    assert {task_spec(t).kind for t in listed} == set(KINDS)
 
 
 def test_the_numbers_are_a_seeded_permutation_the_generator_follows():
     numbers = task_numbers("counter", 0)
     assert sorted(numbers.values()) == [1, 2, 3] and numbers == task_numbers("counter", 0)
     assert len({tuple(task_numbers(info.name, 0).values()) for info in CATALOG}) > 1
-    packaged = {t.id: autumn_task(t) for t in tasks()}
+    packaged = {t.id: task_spec(t) for t in tasks()}
     for kind, number in numbers.items():
         assert packaged[f"counter-{number}"].kind == kind
 
@@ -96,7 +96,7 @@ def test_the_kind_reaches_the_scorer_and_the_reports_through_the_ground_truth():
     for task in tasks():
         assert "kind" not in task.params and "category" not in task.params
         assert task.ground_truth["task"]["challenge"]["kind"] in KINDS
-        assert task.ground_truth["category"] == env_info(autumn_task(task).env).category
+        assert task.ground_truth["category"] == env_info(task_spec(task).env).category
 
 
 def test_a_generated_subset_uses_the_same_ids():

@@ -19,8 +19,8 @@ from discogym.suites.autumn.catalog import (
     program_stats,
 )
 from discogym.suites.autumn.challenges import random_actions
-from discogym.suites.autumn.checker import check_program
 from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.lint import check_program
 
 NAMES = [info.name for info in CATALOG]
 

@@ -211,7 +211,7 @@ def test_recorded_cases_use_only_known_actions():
 
 
 def test_the_checker_accepts_extra_arguments_and_names_too_few():
-    from discogym.suites.autumn.checker import check_program
+    from discogym.suites.autumn.lint import check_program
 
     src = program("(= f (--> (a b) a))", "(= x (f 1 2 3))", "(= g nextLiquid)")
     assert check_program(src) == []

@@ -13,7 +13,7 @@ from discogym.core import Event, Task, ToolCall, get_suite
 from discogym.core.model.jsonsafe import json_safe
 from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import Presentation, WorldTestEnv
-from discogym.suites.autumn.tasks import autumn_task
+from discogym.suites.autumn.tasks import task_spec
 from discogym.suites.autumn.verdict import recompute
 from tests.suites.rescore_log import assert_stored_scores_recompute, copy_run, rescore, run, tamper
 
@@ -117,7 +117,7 @@ def test_the_walk_reaches_the_environments_end_on_random_call_sequences(frame_st
 
 def walk_and_compare(task: Task, presentation: Presentation, rng: np.random.Generator) -> None:
     """Random calls in the environment; the walk over their log must end where the environment did."""
-    challenge = autumn_task(task)
+    challenge = task_spec(task)
     source = program_source(challenge.env)
     env = WorldTestEnv(challenge, source, presentation)
     size = env.world.grid_size

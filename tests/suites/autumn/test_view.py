@@ -4,7 +4,7 @@ test's controls' data, and never the answer."""
 import json
 
 from discogym.core import get_suite
-from discogym.core.reporting.views import replay_views
+from discogym.core.reporting.replays import replay_views
 from discogym.core.running.session import ExternalEpisodes
 from discogym.core.running.storage import RunDir
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask

@@ -8,15 +8,13 @@ from discogym.core import get_suite
 from discogym.core.running.storage import RunDir
 from discogym.suites.autumn.catalog import CATALOG
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
-from discogym.suites.autumn.tasks import autumn_task
+from discogym.suites.autumn.tasks import task_spec
 from tests.conftest import run_discogym
 
 
 def task_id(env: str, kind: str) -> str:
     """The id of an environment's task of a kind (ids do not name the kind: the ground truth does)."""
-    return next(
-        t.id for t in get_suite("autumn").tasks("all") if autumn_task(t).env == env and autumn_task(t).kind == kind
-    )
+    return next(t.id for t in get_suite("autumn").tasks("all") if task_spec(t).env == env and task_spec(t).kind == kind)
 
 
 def env_for(env: str, kind: str, condition: str = "text"):
@@ -27,9 +25,9 @@ def env_for(env: str, kind: str, condition: str = "text"):
 
 def test_the_task_set_has_three_challenges_per_environment():
     tasks = get_suite("autumn").tasks("all")
-    envs = {autumn_task(t).env for t in tasks}
+    envs = {task_spec(t).env for t in tasks}
     assert len(tasks) == 3 * len(envs) and len(envs) >= 15
-    kinds = {autumn_task(t).kind for t in tasks}
+    kinds = {task_spec(t).kind for t in tasks}
     assert kinds == {"mfp", "planning", "cd"}
 
 
@@ -87,7 +85,7 @@ def test_frame_stacking_shows_every_frame():
 
 def test_mfp_frames_are_masked_and_the_answer_is_not_shown():
     task, env = env_for("gravity", "mfp")
-    challenge = autumn_task(task).challenge
+    challenge = task_spec(task).challenge
     assert isinstance(challenge, MfpTask)
     text = env.call("go_to_test", {}).text
     assert "option 5:" in text and "mask" in text
@@ -99,7 +97,7 @@ def test_mfp_frames_are_masked_and_the_answer_is_not_shown():
 
 def test_change_detection_needs_the_signal_before_the_frame():
     task, env = env_for("counter", "cd")
-    challenge = autumn_task(task).challenge
+    challenge = task_spec(task).challenge
     assert isinstance(challenge, ChangeTask)
     env.call("go_to_test", {})
     assert not env.call("choose_frame", {"index": 0}).ok
@@ -112,7 +110,7 @@ def test_change_detection_needs_the_signal_before_the_frame():
 @pytest.mark.parametrize(("name", "kind"), [("water", "cd"), ("push", "planning"), ("particles", "mfp")])
 def test_nothing_the_agent_sees_gives_the_answer_away(name, kind):
     task, env = env_for(name, kind)
-    challenge = autumn_task(task).challenge
+    challenge = task_spec(task).challenge
     texts = [env.brief(), json.dumps(task.params), task.brief]
     for action in ["noop", "left", "click 2 2"]:
         texts.append(env.call("act", {"action": action}).text)

@@ -3,7 +3,8 @@
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.suites.crafting import data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
-from discogym.suites.crafting.suite import TOOL_SETS, slots_of, suite
+from discogym.suites.crafting.suite import TOOL_SETS, suite
+from discogym.suites.crafting.tasks import slots_of
 
 
 def make_env(book, slots, target="oak_planks", tools=TOOL_SETS["mst-se-i"], seed=0) -> CraftingEnv:

@@ -7,7 +7,7 @@ from discogym.suites.crafting.optimizer import optimize, optimize_actions, play
 from discogym.suites.crafting.planner import PlannedAction, make_plan
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import Stack
-from discogym.suites.crafting.suite import slots_of
+from discogym.suites.crafting.tasks import slots_of
 from tests.conftest import run_discogym
 
 

@@ -12,7 +12,7 @@ from discogym.core import Event, ToolCall, get_suite
 from discogym.core.model.jsonsafe import json_safe
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.suites.crafting.recipes import recipe_book
-from discogym.suites.crafting.suite import slots_of
+from discogym.suites.crafting.tasks import slots_of
 from discogym.suites.crafting.verdict import recompute
 from tests.suites.rescore_log import assert_stored_scores_recompute, copy_run, episode_path, rescore, run, tamper
 

@@ -7,7 +7,7 @@ from discogym.core.running.runner import RunConfig, Runner
 from discogym.core.running.storage import RunDir
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import Recipe, RecipeBook
-from discogym.suites.crafting.suite import slots_of
+from discogym.suites.crafting.tasks import slots_of
 from discogym.suites.crafting.wiki import TOP_K, Wiki, build_wiki, parse_page, split_pages, wiki
 from tests.llm.fake_endpoint import FakeEndpoint, Say, conversation_texts
 

@@ -7,8 +7,8 @@ import pytest
 
 from discogym.suites.petri import frozen
 from discogym.suites.petri.env import BUDGET, PetriEnv
-from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.registry import get_simulation
+from discogym.suites.petri.tasks import PetriTaskSpec
 
 
 def task(set_name: str = "pilot-v0", simulation: str = "market") -> PetriTaskSpec:

@@ -9,9 +9,9 @@ import pytest
 from discogym.core import Event, ToolCall
 from discogym.suites.petri import frozen
 from discogym.suites.petri.env import PetriEnv
-from discogym.suites.petri.generate import PetriTaskSpec
-from discogym.suites.petri.scoring import score, submission
 from discogym.suites.petri.sims.registry import get_simulation
+from discogym.suites.petri.tasks import PetriTaskSpec
+from discogym.suites.petri.verdict import score, submission
 from tests.suites.petri.test_scoring import episode_of
 from tests.suites.rescore_log import assert_stored_scores_recompute, copy_run, log, rescore, run, tamper
 

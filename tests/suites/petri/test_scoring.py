@@ -9,9 +9,9 @@ import pytest
 from discogym.core import Condition, Episode, EpisodeKey, Event, Outcome, Provenance, Task, ToolCall, ToolResult
 from discogym.suites.petri import frozen
 from discogym.suites.petri.env import PetriEnv
-from discogym.suites.petri.generate import PetriTaskSpec
-from discogym.suites.petri.scoring import audit, score
 from discogym.suites.petri.sims.registry import get_simulation
+from discogym.suites.petri.tasks import PetriTaskSpec
+from discogym.suites.petri.verdict import audit, score
 
 
 def episode_of(spec: PetriTaskSpec, events: list[Event], submission: dict[str, Any] | None) -> Episode:

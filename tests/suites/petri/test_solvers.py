@@ -3,7 +3,7 @@
 from typing import Any
 
 from discogym.core import AgentContext, ToolCall, ToolResult, Turn
-from discogym.suites.petri.solvers import _Sweep
+from discogym.suites.petri.agents import _Sweep
 
 CANDIDATES = ["alpha", "beta", "gamma"]
 

@@ -4,7 +4,7 @@ import pytest
 
 from discogym.suites.redstone.blocks import Block, Pos, parse_block
 from discogym.suites.redstone.builder import build_device
-from discogym.suites.redstone.check import CheckReport, evaluate
+from discogym.suites.redstone.evaluator import Evaluation, evaluate
 from discogym.suites.redstone.tasks import TaskSpec, make_task, packaged_tasks
 
 STONE = parse_block("stone")
@@ -12,7 +12,7 @@ WIRE = parse_block("redstone_wire")
 LAMP = parse_block("redstone_lamp")
 
 
-def only_failures(spec: TaskSpec, device: dict[Pos, Block], *expected: str) -> CheckReport:
+def only_failures(spec: TaskSpec, device: dict[Pos, Block], *expected: str) -> Evaluation:
     report = evaluate(spec, device)
     assert not report.passed
     for text in expected:

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discogym.core import UserError
+from discogym.suites.redstone.pictures import text_layers
 from discogym.suites.redstone.schematic import read_schematic, sponge_bytes
 from discogym.suites.redstone.tasks import parse_task, read_task
-from discogym.suites.redstone.views import text_layers
 from discogym.suites.redstone.world import parse_world, read_world
 
 FUZZ = settings(

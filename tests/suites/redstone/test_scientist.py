@@ -14,7 +14,8 @@ from discogym.suites.redstone.book import BookEntry, KnowledgeBook, ScientistNot
 from discogym.suites.redstone.build_lab import TrialBudget
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.scientist import ScientistLab
-from discogym.suites.redstone.suite import spec_of, suite
+from discogym.suites.redstone.suite import suite
+from discogym.suites.redstone.tasks import task_spec
 from tests.llm.conftest import model_for
 from tests.llm.fake_endpoint import Calls, FakeEndpoint, Say
 
@@ -127,7 +128,7 @@ def test_the_book_renders_in_each_format():
 )
 def test_the_lab_offers_the_book_tool_of_the_conditions_format(book_format, tool):
     notes = ScientistNotes.model_validate({"book": {"format": book_format}})
-    lab = ScientistLab(spec_of(task()), TrialBudget(), notes, "why?")
+    lab = ScientistLab(task_spec(task()), TrialBudget(), notes, "why?")
     names = [t.name for t in lab.tools()]
     assert tool in names and "submit" not in names and "ask_scientist" not in names
     assert [name for name in names if name.startswith("update_")] == [tool]
@@ -136,7 +137,7 @@ def test_the_lab_offers_the_book_tool_of_the_conditions_format(book_format, tool
 
 def test_ask_scientist_is_offered_only_under_a_scientist_condition():
     names = {
-        c.name: [t.name for t in RedstoneEnv(spec_of(task()), Presentation.model_validate(c.params)).tools()]
+        c.name: [t.name for t in RedstoneEnv(task_spec(task()), Presentation.model_validate(c.params)).tools()]
         for c in suite.conditions()
     }
     assert [name for name, tools in names.items() if "ask_scientist" in tools] == [
@@ -157,12 +158,12 @@ def test_each_role_gets_its_own_system_prompt_and_brief(played):
 
 
 def test_people_type_the_scientists_tools_as_tool_key_value_lines():
-    engineer = RedstoneEnv(spec_of(task()), Presentation(scientist=True))
+    engineer = RedstoneEnv(task_spec(task()), Presentation(scientist=True))
     assert "ask_scientist question=TEXT" in engineer.text_prompt()
     call = engineer.parse_text_action('ask_scientist question="how long is a button on?"')
     assert (call.tool, call.args) == ("ask_scientist", {"question": "how long is a button on?"})
     assert engineer.parse_text_action("press").tool == "activate_button"  # the suite's own syntax as before
-    lab = ScientistLab(spec_of(task()), TrialBudget(), ScientistNotes(), "why?")
+    lab = ScientistLab(task_spec(task()), TrialBudget(), ScientistNotes(), "why?")
     assert "answer answer=TEXT" in lab.text_prompt() and "ask_scientist" not in lab.text_prompt()
     assert lab.parse_text_action('answer answer="20 ticks"').args == {"answer": "20 ticks"}
-    assert "ask_scientist" not in RedstoneEnv(spec_of(task()), Presentation()).text_prompt()
+    assert "ask_scientist" not in RedstoneEnv(task_spec(task()), Presentation()).text_prompt()

@@ -108,7 +108,7 @@ def test_the_report_decomposes_the_gaps_and_counts_the_trials_per_family(tmp_pat
         config = RunConfig.for_suite(suite, [SELF_TAUGHT], split="C", conditions=conditions, repeats=2, setting=setting)
         Runner(suite, config, tmp_path / setting).run()
     episodes = [e for setting in ("independent", "curriculum") for e in RunDir(tmp_path / setting).iter_episodes()]
-    tables = suite.report(episodes)
+    tables = suite.tables(episodes)
     gaps = {(row[2], row[3]): row[4:] for row in table(tables, "redstone: gap decomposition (SciCrafter Table 1)")}
     assert gaps[("curriculum", "baseline")] == [0.0, None, [0.0, 0.0], 2]
     assert gaps[("curriculum", "discovery gap (hint+scientist - hint)")][0] == 1.0

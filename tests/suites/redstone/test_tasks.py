@@ -4,7 +4,7 @@ import pytest
 
 from discogym.core import UserError
 from discogym.suites.redstone.builder import build_device
-from discogym.suites.redstone.check import evaluate
+from discogym.suites.redstone.evaluator import evaluate
 from discogym.suites.redstone.tasks import TASK_DIR, make_task, official_tasks, packaged_tasks, parse_task, read_task
 from tests.conftest import run_discogym
 

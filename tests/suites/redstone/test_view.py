@@ -10,10 +10,10 @@ from PIL import Image
 
 from discogym.suites.redstone.blocks import REPEATER, make_block
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
+from discogym.suites.redstone.pictures import LAMP_UNLIT, STONE_COLOUR, top_down_cell
+from discogym.suites.redstone.pictures.web import SCALE
 from discogym.suites.redstone.suite import suite, task_of
 from discogym.suites.redstone.tasks import TaskSpec, make_task, packaged_tasks
-from discogym.suites.redstone.views import LAMP_UNLIT, STONE_COLOUR, top_down_cell
-from discogym.suites.redstone.views.web import SCALE
 
 TASK = "A_simultaneous_lights_L1"
 

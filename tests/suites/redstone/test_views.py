@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from discogym.suites.redstone.blocks import Block, make_block
-from discogym.suites.redstone.views import (
+from discogym.suites.redstone.pictures import (
     LAMP_LIT,
     LAMP_UNLIT,
     STONE_COLOUR,

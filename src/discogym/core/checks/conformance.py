@@ -284,7 +284,7 @@ def play_random_episode(suite: Suite, task: Task, condition: Condition, seed: in
     try:
         with suppress(EpisodeStopped):
             _random_loop(recorder, max_steps)
-        return recorder.finish()[0]
+        return recorder.record()[0]
     except BaseException:
         recorder.abandon()
         raise

@@ -87,7 +87,7 @@ class Agent(ABC):
         """Settings recorded in the episode's provenance (model id, endpoint options, ...)."""
         return {}
 
-    def finish(self, history: Sequence[Turn]) -> Usage | None:
+    def settle(self, history: Sequence[Turn]) -> Usage | None:
         """Called when the environment ended the episode (``history`` holds every turn, the last one's result
         included): return what the agent spent after its last decision, if anything (an agent that learns its
         cost only when it ends, like an agent CLI's process); None by default."""

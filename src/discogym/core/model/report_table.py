@@ -1,4 +1,4 @@
-"""The table a suite's report is made of (:meth:`Suite.report`); its helpers are in
+"""The table a suite's report is made of (:meth:`Suite.tables`); its helpers are in
 :mod:`discogym.core.reporting.report_tables`."""
 
 from typing import Any

@@ -92,7 +92,7 @@ class Suite(ABC):
         """Flags about how the agent worked (e.g. p-hacking); computed from the episode alone."""
         return {}
 
-    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+    def tables(self, episodes: list[Episode]) -> list[ReportTable]:
         """The suite's own report tables, added after the generic one."""
         return []
 

@@ -339,7 +339,7 @@ def run_report(
     tables = [generic_table(episodes), endings_table(episodes)]
     for name, suite in suites.items():
         own = [e for e in episodes if e.key.suite == name]
-        tables.extend(suite.report(own))
+        tables.extend(suite.tables(own))
         if plots_dir is not None:
             plots.extend(suite.plots(own, plots_dir))
     tables.extend(filter(None, [human_baseline_table(episodes, _human_percentile, min_people)]))

@@ -228,7 +228,7 @@ class _Driver:
             result = self.call(decision.call, message=decision.message, usage=decision.usage, agent_s=agent_s)
             history.append(Turn(call=decision.call, result=result))
         with self.blame(Termination.AGENT_ERROR):  # the environment ended the episode
-            self.settle(agent.finish(history))
+            self.settle(agent.settle(history))
 
     # Calls and endings
 
@@ -274,7 +274,7 @@ class _Driver:
         self.final_usage = usage
 
     def settle(self, usage: Usage | None) -> None:
-        """Book what the agent spent after its last decision (:meth:`Agent.finish`)."""
+        """Book what the agent spent after its last decision (:meth:`Agent.settle`)."""
         if usage is not None:
             self.final_usage = usage
 
@@ -286,7 +286,7 @@ class EpisodeRecorder(_Driver):
     sessions (:class:`SessionDriver`, a child of the episode's driver), the conformance check, sessions whose agent
     acts from outside the process (:mod:`discogym.core.running.session`: MCP clients, the web app), the Inspect solver
     and provider, and Inspect log replay. So every episode is started, logged, blamed, scored and stored the same way.
-    The environment is closed exactly once: by :meth:`finish`, or by :meth:`abandon`.
+    The environment is closed exactly once: by :meth:`record`, or by :meth:`abandon`.
     """
 
     def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
@@ -365,10 +365,10 @@ class EpisodeRecorder(_Driver):
         environment, ignoring its errors, which would only hide why the episode was abandoned."""
         self._close_env(blamed=False)
 
-    def finish(self) -> tuple[Episode, EpisodeRuntime]:
+    def record(self) -> tuple[Episode, EpisodeRuntime]:
         """Close the environment and return the scored, storable episode and its runtime sidecar."""
         if self.termination is None:
-            raise RuntimeError("finish() before the episode ended: stop() it first")
+            raise RuntimeError("record() before the episode ended: stop() it first")
         env_outcome = self._read_outcome()
         self._close_env(blamed=True)
         if self.error is not None:  # closing failed
@@ -606,7 +606,7 @@ def play_episode(
             if not keep_interrupted:
                 raise
             recorder.stop(Termination.ABANDONED, "interrupted (Ctrl-C)")
-        return recorder.finish()
+        return recorder.record()
     except BaseException:
         recorder.abandon()
         raise

@@ -149,7 +149,7 @@ class ExternalEpisodes:
     def write(self, recorder: EpisodeRecorder) -> str:
         """Finish the episode (closing its environment), write it, release its key; return its file name."""
         try:
-            episode, runtime = recorder.finish()
+            episode, runtime = recorder.record()
             self.run_dir.write_episode(episode, runtime)
         finally:
             self.release(recorder.planned.key)

@@ -80,7 +80,7 @@ def replay_sample(
                     recorder.stop(Termination.AGENT_STOPPED, last_words or None)
         except EpisodeStopped:  # the environment failed again where it failed when the sample was played
             pass
-        episode, _ = recorder.finish()
+        episode, _ = recorder.record()
     except BaseException:
         recorder.abandon()
         raise

@@ -141,7 +141,7 @@ def play_episode() -> Solver:
             recorder.abandon()
             raise
         RUNNING.pop(key, None)
-        FINISHED[key] = finish(recorder, state.metadata.get("out"))
+        FINISHED[key] = record_sample(recorder, state.metadata.get("out"))
         progress.running, progress.steps = "", len(recorder.events)
         progress.termination = FINISHED[key].outcome.termination
         return state
@@ -149,11 +149,11 @@ def play_episode() -> Solver:
     return solve
 
 
-def finish(recorder: EpisodeRecorder, out: str | None) -> Episode:
+def record_sample(recorder: EpisodeRecorder, out: str | None) -> Episode:
     """End the episode if it is still going (an Inspect limit stopped it), score it, and write it to ``out``."""
     if not recorder.over:
         recorder.stop(Termination.TURN_LIMIT, LIMIT_MESSAGE)
-    episode, runtime = recorder.finish()
+    episode, runtime = recorder.record()
     if out:
         RunDir(Path(out)).write_episode(episode, runtime)
     return episode

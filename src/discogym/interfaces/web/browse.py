@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 
 from discogym.core import Episode, EpisodeKey, Event, get_suite
+from discogym.core.reporting.replays import replay_views
 from discogym.core.reporting.run_report import RunReport, run_report
-from discogym.core.reporting.views import replay_views
 from discogym.core.running.storage import RunDir
 
 FILTERS = ("suite", "task", "agent", "model", "outcome")

@@ -99,7 +99,7 @@ def run_command(
 @app.command("check")
 def check_command(program: ProgramArgument, as_json: JsonOption = False) -> None:
     """Parse and check a program; print every problem with its line and column (exit 1 if any)."""
-    from discogym.suites.autumn.checker import check_program
+    from discogym.suites.autumn.lint import check_program
 
     with user_errors():
         problems = check_program(read_program(program))
@@ -156,13 +156,13 @@ def verify_command(
 ) -> None:
     """Regenerate the packaged task sets (or some environments' tasks) and check they are byte for byte the same;
     an environment a set does not have is skipped in that set."""
-    from discogym.suites.autumn.tasks import VERSIONS, check_version
+    from discogym.suites.autumn.tasks import VERSIONS, check_version, verify_set
 
     with user_errors():
         chosen = set_versions or list(VERSIONS)
         for version in chosen:
             check_version(version)
-        results = {version: _verify_set(version, env, jobs) for version in chosen}
+        results = {version: verify_set(version, env, jobs) for version in chosen}
         if env and not any(result["environments"] for result in results.values()):
             raise UserError(f"no tasks of {', '.join(env)} in the packaged sets")
     if as_json:
@@ -177,23 +177,6 @@ def verify_command(
             )
     if not all(result["identical"] for result in results.values()):
         raise typer.Exit(1)
-
-
-def _verify_set(version: str, env: list[str] | None, jobs: int) -> dict[str, Any]:
-    """Regenerate one packaged set (or its tasks of ``env``) and compare the bytes."""
-    from discogym.suites.autumn.tasks import TaskSet, generate, packaged_tasks, task_bytes
-
-    packaged = packaged_tasks(version)
-    in_file = [t.env for t in packaged.tasks]
-    names = sorted(set(env or in_file) & set(in_file), key=in_file.index)  # the file's order
-    if not names:
-        return {"environments": [], "tasks": 0, "identical": True, "differing": []}
-    made = generate(names, base_seed=packaged.base_seed, version=version, jobs=jobs)
-    stored = packaged.model_copy(update={"tasks": [t for t in packaged.tasks if t.env in names]})
-    assert isinstance(stored, TaskSet)
-    same = task_bytes(made) == task_bytes(stored)
-    differing = [a.id for a, b in zip(made.tasks, stored.tasks, strict=False) if a != b]
-    return {"environments": names, "tasks": len(made.tasks), "identical": same, "differing": differing}
 
 
 @app.command("baseline")

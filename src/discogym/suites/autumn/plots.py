@@ -16,7 +16,7 @@ from discogym.core.reporting.report_tables import mean_score, scored_episodes
 from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import INTERACTION, Presentation
 from discogym.suites.autumn.metrics import WINDOW, perplexity_curve
-from discogym.suites.autumn.tasks import KINDS, autumn_task
+from discogym.suites.autumn.tasks import KINDS, task_spec
 from discogym.suites.autumn.verdict import WorldTestWalk
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def scores_figure(scored: list[Episode]) -> Figure:
 
 def interaction_actions(episode: Episode) -> list[str]:
     """The interaction phase's actions, read from the logged calls as the scorer reads them."""
-    challenge = autumn_task(episode.task)
+    challenge = task_spec(episode.task)
     walk = WorldTestWalk(
         challenge, program_source(challenge.env), Presentation.model_validate(episode.condition.params)
     )

@@ -19,9 +19,9 @@ from discogym.suites.autumn.tasks import (
     KINDS,
     VERSIONS,
     AutumnTask,
-    autumn_task,
     packaged_tasks,
     read_tasks,
+    task_spec,
 )
 from discogym.suites.autumn.verdict import recompute
 
@@ -109,20 +109,20 @@ class AutumnSuite(Suite):
         return list(CONDITIONS)
 
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
-        challenge = autumn_task(task)
+        challenge = task_spec(task)
         return WorldTestEnv(challenge, program_source(challenge.env), Presentation.model_validate(condition.params))
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"oracle": agents.make_oracle}
 
     def solver_hints(self, task: Task) -> dict[str, object]:
-        challenge = autumn_task(task)
+        challenge = task_spec(task)
         return {"task": challenge.model_dump(mode="json", exclude_none=True), "program": program_source(challenge.env)}
 
     def score(self, episode: Episode) -> Score:
         return score(episode)
 
-    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+    def tables(self, episodes: list[Episode]) -> list[ReportTable]:
         from discogym.suites.autumn.report import autumn_tables
 
         return autumn_tables(episodes)
@@ -140,7 +140,7 @@ def score(episode: Episode) -> Score:
     """MFP: the chosen option is the answer. Planning: the goal was reached. Change detection: the spec's formula
     on the chosen frame, with the defect time recomputed from the test's actions. All read from the logged calls
     (:mod:`discogym.suites.autumn.verdict`); ``outcome.env`` is only cross-checked (component ``cache_mismatch``)."""
-    task = autumn_task(episode.task)
+    task = task_spec(episode.task)
     source = program_source(task.env)
     verdict = recompute(task, source, Presentation.model_validate(episode.condition.params), episode.events)
     challenge = task.challenge

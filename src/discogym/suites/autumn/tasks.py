@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -54,7 +54,7 @@ class AutumnTask(BaseModel):
         return self.challenge.kind
 
 
-def autumn_task(task: Task) -> AutumnTask:
+def task_spec(task: Task) -> AutumnTask:
     """The challenge behind a harness Task (kept in its ground truth)."""
     return AutumnTask.model_validate(task.ground_truth["task"])
 
@@ -192,3 +192,19 @@ def packaged_tasks(version: str = DEFAULT_VERSION) -> TaskSet:
     """The frozen task set of ``version`` shipped with the package."""
     check_version(version)
     return read_tasks(TASK_FILES[version])
+
+
+def verify_set(version: str, env: list[str] | None = None, jobs: int = 1) -> dict[str, Any]:
+    """Regenerate one packaged set (or its tasks of the environments ``env``, in ``jobs`` processes) and compare
+    the bytes: the environments, the task count, whether they are identical and the ids that differ."""
+    packaged = packaged_tasks(version)
+    in_file = [t.env for t in packaged.tasks]
+    names = sorted(set(env or in_file) & set(in_file), key=in_file.index)  # the file's order
+    if not names:
+        return {"environments": [], "tasks": 0, "identical": True, "differing": []}
+    made = generate(names, base_seed=packaged.base_seed, version=version, jobs=jobs)
+    stored = packaged.model_copy(update={"tasks": [t for t in packaged.tasks if t.env in names]})
+    assert isinstance(stored, TaskSet)
+    same = task_bytes(made) == task_bytes(stored)
+    differing = [a.id for a, b in zip(made.tasks, stored.tasks, strict=False) if a != b]
+    return {"environments": names, "tasks": len(made.tasks), "identical": same, "differing": differing}

@@ -12,7 +12,8 @@ from discogym.suites.crafting import data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.planner import PlanError, make_plan
 from discogym.suites.crafting.recipes import recipe_book
-from discogym.suites.crafting.suite import slots_of, suite
+from discogym.suites.crafting.suite import suite
+from discogym.suites.crafting.tasks import slots_of
 
 IMPOSSIBLE_REASON = "no plan reaches the target"  # what the planner agent says, too
 ENV_SEED = 0  # only the oracle search draws from it, and the planner never searches

@@ -5,12 +5,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
+from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.crafting import agents, data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
-from discogym.suites.crafting.recipes import RecipeBook, recipe_book
-from discogym.suites.crafting.state import Stack, slot_name, slots_from_entries
+from discogym.suites.crafting.recipes import recipe_book
+from discogym.suites.crafting.tasks import slots_of, task_of
 from discogym.suites.crafting.verdict import recompute
 
 # Tool sets as in the paper: M(ove) S(melt) T(hink) SE(arch) I(mpossible). The first is the default.
@@ -61,42 +61,6 @@ def _conditions() -> list[Condition]:
     return conditions
 
 
-def recipe_type(book: RecipeBook, example: data.Example) -> str:
-    """Plancraft's recipe type of an example: the kinds of recipe its optimal path's items have, or mixed."""
-    if example.optimal_path is None:
-        return "impossible"
-    kinds = {recipe.kind for item in example.optimal_path for recipe in book.by_result.get(item, ())}
-    return kinds.pop() if len(kinds) == 1 else "mixed"
-
-
-def task_of(example: data.Example, set_name: str) -> Task:
-    """An example as a Task: target and slots are visible; the dataset's labels are ground truth."""
-    slots = [
-        {"slot": slot_name(i), "item": stack.type, "quantity": stack.quantity}
-        for i, stack in sorted(example.slotted_inventory.items())
-    ]
-    truth = example.model_dump(mode="json")
-    truth["recipe_type"] = recipe_type(recipe_book(), example)
-    return Task(
-        id=example.id,
-        suite="crafting",
-        split=set_name,
-        brief=f"craft {example.target}",
-        params={"target": example.target, "slots": slots},
-        ground_truth=truth,
-    )
-
-
-def slots_of(task: Task) -> dict[int, Stack]:
-    """The task's starting table."""
-    entries = task.params["slots"]
-    assert isinstance(entries, list)
-    try:
-        return slots_from_entries(entries)
-    except ValueError as error:
-        raise UserError(f"task {task.id}: {error}") from None
-
-
 @cache
 def _load_tasks(split: str) -> tuple[Task, ...]:
     if split.endswith(".json"):
@@ -145,7 +109,7 @@ class CraftingSuite(Suite):
     def score(self, episode: Episode) -> Score:
         return score(episode)
 
-    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+    def tables(self, episodes: list[Episode]) -> list[ReportTable]:
         from discogym.suites.crafting.report import crafting_tables
 
         return crafting_tables(episodes)

@@ -190,7 +190,8 @@ def generate(
     as_json: JsonOption = False,
 ) -> None:
     """Generate one verified mystery world (its ground truth included: for maintainers, not agents)."""
-    from discogym.suites.petri.generate import Generation, Tier, generate_task
+    from discogym.suites.petri.generate import generate_task
+    from discogym.suites.petri.tasks import Generation, Tier
 
     with user_errors():
         tiers: dict[str, Tier] = {"L1": "L1", "L2": "L2", "L3": "L3", "L4": "L4", "blind": "blind"}

@@ -16,9 +16,9 @@ from pydantic import Field
 from discogym.core import Env, Limits, Termination, Tool, ToolArgs, ToolCall, ToolError, ToolResult, UserError, tool
 from discogym.core.terminal.human import tool_line
 from discogym.suites.petri.boundary import BoundaryTruth
-from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.base import Simulation
 from discogym.suites.petri.stats import MetricComparison, compare
+from discogym.suites.petri.tasks import PetriTaskSpec
 
 BUDGET = 8
 EXPERIMENT_HELP = "Run a replicated A/B between two configs; returns statistics only (no configs echoed)."

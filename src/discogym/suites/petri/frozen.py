@@ -8,15 +8,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from discogym.core import UserError
-from discogym.suites.petri.generate import (
-    STATISTIC_DIGITS,
-    STATISTICS,
-    Generation,
-    PetriTaskSpec,
-    Tier,
-    generate_task,
-)
+from discogym.suites.petri.generate import STATISTIC_DIGITS, STATISTICS, generate_task
 from discogym.suites.petri.sims.registry import get_simulation
+from discogym.suites.petri.tasks import Generation, PetriTaskSpec, Tier
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 SIMS = ("market", "swarm", "origin", "morph", "social")

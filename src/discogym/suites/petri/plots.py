@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from discogym.core import Episode
 from discogym.core.reporting.plots import Value, bar_groups, by_row, panel_grid, save_figures
 from discogym.core.reporting.report_tables import mean_score, scored_episodes
-from discogym.suites.petri.scoring import SCORE_RANGE
+from discogym.suites.petri.verdict import SCORE_RANGE
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

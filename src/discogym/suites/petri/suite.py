@@ -3,11 +3,11 @@
 from pathlib import Path
 
 from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
-from discogym.suites.petri import frozen, scoring, solvers
+from discogym.suites.petri import agents, frozen, verdict
 from discogym.suites.petri.env import PetriEnv
-from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.report import petri_tables
 from discogym.suites.petri.sims.registry import get_simulation
+from discogym.suites.petri.tasks import PetriTaskSpec, task_spec
 
 
 def task_of(spec: PetriTaskSpec) -> Task:
@@ -35,11 +35,6 @@ def task_of(spec: PetriTaskSpec) -> Task:
     )
 
 
-def spec_of(task: Task) -> PetriTaskSpec:
-    """The frozen spec a task carries."""
-    return PetriTaskSpec.model_validate(task.ground_truth)
-
-
 class PetriSuite(Suite):
     """petri-bench: find which hidden parameter of a simulation changed, by blind controlled experiments."""
 
@@ -47,7 +42,7 @@ class PetriSuite(Suite):
     aliases = ("petri-bench",)
     description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
     version = "2"  # docs/petri.md, "Versions"
-    score_range = scoring.SCORE_RANGE
+    score_range = verdict.SCORE_RANGE
 
     def splits(self) -> list[str]:
         return frozen.set_names()
@@ -62,19 +57,19 @@ class PetriSuite(Suite):
 
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         # The world is fixed by the task: every experiment runs on its 12 replicate seeds.
-        spec = spec_of(task)
+        spec = task_spec(task)
         return PetriEnv(spec, get_simulation(spec.simulation))
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {
-            "ofat": solvers.make_ofat,
-            "adaptive": solvers.make_adaptive,
-            "ofat-rand": solvers.make_ofat_rand,
-            "guess": solvers.make_guess,
+            "ofat": agents.make_ofat,
+            "adaptive": agents.make_adaptive,
+            "ofat-rand": agents.make_ofat_rand,
+            "guess": agents.make_guess,
         }
 
     def solver_hints(self, task: Task) -> dict[str, object]:
-        spec = spec_of(task)
+        spec = task_spec(task)
         sim = get_simulation(spec.simulation)
         return {
             "tier": spec.tier,
@@ -86,12 +81,12 @@ class PetriSuite(Suite):
         }
 
     def score(self, episode: Episode) -> Score:
-        return scoring.score(episode, spec_of(episode.task))
+        return verdict.score(episode, task_spec(episode.task))
 
     def audit(self, episode: Episode) -> dict[str, object]:
-        return scoring.audit(episode, spec_of(episode.task))
+        return verdict.audit(episode, task_spec(episode.task))
 
-    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+    def tables(self, episodes: list[Episode]) -> list[ReportTable]:
         return petri_tables(episodes)
 
     def plots(self, episodes: list[Episode], out_dir: Path) -> list[Path]:

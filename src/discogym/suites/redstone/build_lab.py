@@ -4,7 +4,7 @@ verification trials. The engineer's environment (:mod:`discogym.suites.redstone.
 
 The world runs as the game would between the agent's actions: after every edit it runs on until nothing is
 scheduled (at most :data:`EDIT_RUN_LIMIT` gt), and a verification trial presses the device's button and runs
-until quiet (at most :data:`check.RUN_LIMIT` gt). The agent sees raw block states and state changes only.
+until quiet (at most :data:`evaluator.RUN_LIMIT` gt). The agent sees raw block states and state changes only.
 """
 
 from typing import Any, Literal
@@ -13,12 +13,12 @@ from pydantic import Field
 
 from discogym.core import Env, NoArgs, ToolArgs, ToolCall, ToolError, ToolResult, UserError, tool
 from discogym.core.terminal.human import parse_tool_line, usage_line
-from discogym.suites.redstone import check
+from discogym.suites.redstone import evaluator
 from discogym.suites.redstone.blocks import AIR, BUTTON, COMPUTED, Block, Pos, make_block, parse_block, placed_part
 from discogym.suites.redstone.engine import Change, Simulator
 from discogym.suites.redstone.lab import lab_world, the_button
+from discogym.suites.redstone.pictures import text_layers
 from discogym.suites.redstone.tasks import TaskSpec
-from discogym.suites.redstone.views import text_layers
 from discogym.suites.redstone.world import format_pos
 
 TRIAL_BUDGET = 50
@@ -74,7 +74,7 @@ class BuildLab(Env):
 
     def __init__(self, spec: TaskSpec, budget: TrialBudget | None = None) -> None:
         self.spec = spec
-        self.region = check.region_of(spec)
+        self.region = evaluator.region_of(spec)
         self.device: dict[Pos, Block] = {}
         self.sim = Simulator(lab_world({}, self.region))
         self.budget = budget or TrialBudget()
@@ -157,7 +157,7 @@ class BuildLab(Env):
         pressed_at = self.last_press = self.sim.time
         before = self.sim.change_count()
         self.sim.press(button)
-        self.sim.run_until_quiet(check.RUN_LIMIT, at_least=check.QUIET_AFTER)
+        self.sim.run_until_quiet(evaluator.RUN_LIMIT, at_least=evaluator.QUIET_AFTER)
         changes = self.sim.change_count() - before
         text = (
             f"trial {self.budget.used} of {self.budget.limit}: pressed the button at {format_pos(button)} "

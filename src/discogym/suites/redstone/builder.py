@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from discogym.core import UserError
 from discogym.suites.redstone.blocks import Block, Pos, make_block
-from discogym.suites.redstone.check import region_of
+from discogym.suites.redstone.evaluator import region_of
 from discogym.suites.redstone.facts import MINECRAFT, Physics
 from discogym.suites.redstone.lab import Region
 from discogym.suites.redstone.tasks import MAX_STAGE_DELAY, TaskSpec

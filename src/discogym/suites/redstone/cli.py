@@ -153,18 +153,18 @@ def view_command(
     ] = None,
 ) -> None:
     """The world's state at a tick: a text grid per layer, and pictures with --png."""
-    from discogym.suites.redstone import views
+    from discogym.suites.redstone import pictures
 
     with user_errors():
         presses = parse_presses(press or [], at or [])
         state = simulate_world(load_world(world_file, lab), presses, tick).snapshot()
         if png is not None:
             png.mkdir(parents=True, exist_ok=True)
-            (png / "layers.png").write_bytes(views.layers_png(state))
-            (png / "top.png").write_bytes(views.top_down_png(state))
-            (png / "iso.png").write_bytes(views.iso_png(state))
+            (png / "layers.png").write_bytes(pictures.layers_png(state))
+            (png / "top.png").write_bytes(pictures.top_down_png(state))
+            (png / "iso.png").write_bytes(pictures.iso_png(state))
     stdout.print(f"state at tick {tick}", highlight=False)
-    stdout.print(views.text_layers(state), highlight=False, markup=False)
+    stdout.print(pictures.text_layers(state), highlight=False, markup=False)
     if png is not None:
         stdout.print(f"pictures written to {png}/layers.png, top.png and iso.png", highlight=False)
 
@@ -249,7 +249,7 @@ def generate_command(
 @app.command("check")
 def check_command(task: TaskArgument, device_file: WorldArgument, as_json: JsonOption = False) -> None:
     """Run the evaluator on a device file (blocks on the lab's floor, which the file may leave out)."""
-    from discogym.suites.redstone.check import evaluate
+    from discogym.suites.redstone.evaluator import evaluate
     from discogym.suites.redstone.lab import read_device
 
     with user_errors():
@@ -294,9 +294,9 @@ def reference_command(
 
 
 def _write_reference(spec: "TaskSpec", out: Path) -> dict[str, Any]:
-    from discogym.suites.redstone import views
+    from discogym.suites.redstone import pictures
     from discogym.suites.redstone.builder import build_device
-    from discogym.suites.redstone.check import evaluate, region_of
+    from discogym.suites.redstone.evaluator import evaluate, region_of
     from discogym.suites.redstone.lab import device_text, lab_world, the_button
 
     device = build_device(spec)
@@ -319,8 +319,8 @@ def _write_reference(spec: "TaskSpec", out: Path) -> dict[str, Any]:
         sim.press(button)
         sim.run(max([lamp.on or 0 for lamp in report.lamps], default=0))
     state = sim.snapshot()
-    (out / f"{spec.task_id}-top.png").write_bytes(views.top_down_png(state, layer=region_of(spec).anchor[1]))
-    (out / f"{spec.task_id}-iso.png").write_bytes(views.iso_png(state))
+    (out / f"{spec.task_id}-top.png").write_bytes(pictures.top_down_png(state, layer=region_of(spec).anchor[1]))
+    (out / f"{spec.task_id}-iso.png").write_bytes(pictures.iso_png(state))
     files += [f"{spec.task_id}-top.png", f"{spec.task_id}-iso.png"]
     return {
         "task": spec.task_id,

@@ -10,12 +10,12 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core import Limits, NoArgs, Termination, ToolArgs, ToolResult, tool
-from discogym.suites.redstone import check
+from discogym.suites.redstone import evaluator
 from discogym.suites.redstone.book import BookFormat, KnowledgeBook, ScientistNotes
 from discogym.suites.redstone.build_lab import TRIAL_BUDGET, BuildLab, TrialBudget
+from discogym.suites.redstone.pictures.web import ScreenPictures, screen_view
 from discogym.suites.redstone.scientist import ENGINEER_PROMPT, ScientistLab
 from discogym.suites.redstone.tasks import TaskSpec
-from discogym.suites.redstone.views.web import ScreenPictures, screen_view
 
 MAX_STEPS = 2000
 
@@ -50,7 +50,7 @@ class RedstoneEnv(BuildLab):
         self.book_before = self.notes.book.model_copy(deep=True)
         self.experience = ""  # from the level before, in a curriculum
         self.questions = 0
-        self._report: check.CheckReport | None = None
+        self._evaluation: evaluator.Evaluation | None = None
         self._pictures = ScreenPictures()
 
     # What the agent reads
@@ -152,18 +152,18 @@ class RedstoneEnv(BuildLab):
 
     # The evaluation
 
-    def report(self) -> check.CheckReport:
+    def evaluation(self) -> evaluator.Evaluation:
         """The evaluator's verdict on the device as it stands (computed once, at the end)."""
-        if self._report is None:
-            self._report = check.evaluate(self.spec, self.device)
-        return self._report
+        if self._evaluation is None:
+            self._evaluation = evaluator.evaluate(self.spec, self.device)
+        return self._evaluation
 
     def outcome(self) -> dict[str, Any]:
         submitted = self.termination == Termination.SUBMITTED
         return {
             "submitted": submitted,
-            "check": self.report().document(),
-            "passed": submitted and self.report().passed,
+            "check": self.evaluation().document(),
+            "passed": submitted and self.evaluation().passed,
             "trials": self.trials,
             "scientist_trials": self.budget.used - self.trials,
             "rebuilds": self.rebuilds,

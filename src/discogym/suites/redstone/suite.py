@@ -9,7 +9,7 @@ from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.redstone import agents
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.self_taught import make_self_taught
-from discogym.suites.redstone.tasks import FAMILIES, LEVELS, TaskSpec, packaged_tasks, read_task
+from discogym.suites.redstone.tasks import FAMILIES, LEVELS, TaskSpec, packaged_tasks, read_task, task_spec
 from discogym.suites.redstone.verdict import recompute
 
 OFFICIAL = "official"
@@ -55,11 +55,6 @@ def task_of(spec: TaskSpec, split: str) -> Task:
     )
 
 
-def spec_of(task: Task) -> TaskSpec:
-    """The task file behind a Task."""
-    return TaskSpec.model_validate(task.params["spec"])
-
-
 @cache
 def _load(split: str) -> tuple[Task, ...]:
     if split == OFFICIAL:
@@ -98,13 +93,13 @@ class RedstoneSuite(Suite):
         return list(CONDITIONS)
 
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
-        return RedstoneEnv(spec_of(task), Presentation.model_validate(condition.params))
+        return RedstoneEnv(task_spec(task), Presentation.model_validate(condition.params))
 
     def curriculum(self, tasks: list[Task]) -> list[list[Task]]:
         """One chain per family, its levels in order (L1 to L5, then generated levels by name)."""
         chains: dict[str, list[Task]] = {}
         for task in tasks:
-            chains.setdefault(spec_of(task).family, []).append(task)
+            chains.setdefault(task_spec(task).family, []).append(task)
         return [sorted(chain, key=_level_order) for _, chain in sorted(chains.items())]
 
     def carry_forward(self, episode: Episode) -> dict[str, Any]:
@@ -119,7 +114,7 @@ class RedstoneSuite(Suite):
     def score(self, episode: Episode) -> Score:
         return score(episode)
 
-    def report(self, episodes: list[Episode]) -> list[ReportTable]:
+    def tables(self, episodes: list[Episode]) -> list[ReportTable]:
         from discogym.suites.redstone.report import redstone_tables
 
         return redstone_tables(episodes)
@@ -134,7 +129,7 @@ class RedstoneSuite(Suite):
 
 
 def _level_order(task: Task) -> tuple[int, str]:
-    level = spec_of(task).level
+    level = task_spec(task).level
     return (LEVELS.index(level) if level in LEVELS else len(LEVELS), level)
 
 
@@ -166,7 +161,7 @@ def score(episode: Episode) -> Score:
     """Success: the device was submitted and passes the checker, both recomputed from the log (the device rebuilt
     from the logged edits, then evaluated); ``outcome.env`` is only cross-checked. Components keep what the
     report needs."""
-    spec = spec_of(episode.task)
+    spec = task_spec(episode.task)
     presentation = Presentation.model_validate(episode.condition.params)
     verdict = recompute(spec, episode.events, presentation)
     recomputed = verdict.model_dump()

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from discogym.core import UserError
+from discogym.core import Task, UserError
 from discogym.suites.redstone.lab import ANCHOR, RADIUS
 
 TASK_DIR = Path(__file__).parent / "tasks"
@@ -419,3 +419,8 @@ def read_task(path: Path) -> TaskSpec:
 def packaged_tasks() -> tuple[TaskSpec, ...]:
     """The 25 task files shipped with the package, in family and level order."""
     return tuple(read_task(TASK_DIR / f"{spec.task_id}.yaml") for spec in official_tasks())
+
+
+def task_spec(task: Task) -> TaskSpec:
+    """The task file behind a harness Task."""
+    return TaskSpec.model_validate(task.params["spec"])

@@ -22,7 +22,7 @@ from discogym.core import UserError
 from discogym.suites.redstone.blocks import LAMP, WIRE, Block, Pos, parse_block
 from discogym.suites.redstone.engine import Simulator
 from discogym.suites.redstone.lab import lab_world, lamps_of, positions_of, read_device, the_button
-from discogym.suites.redstone.views import top_down_png
+from discogym.suites.redstone.pictures import top_down_png
 
 FIXTURES = Path(__file__).with_name("taxonomy")
 RUN_TICKS = 100  # game ticks run after the press

@@ -8,7 +8,7 @@ dynamics are not replayed: what happens between edits never changes which blocks
 ``activate_button`` calls made while the device had exactly one button and the budget was not spent; the budget is
 shared with the scientist's sessions logged inside ``ask_scientist`` calls, whose labs are replayed the same way.
 The walk stops where the environment stopped taking calls: after ``submit`` or at the step limit. The evaluator
-(:func:`~discogym.suites.redstone.check.evaluate`) then presses the rebuilt device's button and checks the
+(:func:`~discogym.suites.redstone.evaluator.evaluate`) then presses the rebuilt device's button and checks the
 contract.
 """
 
@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from discogym.core import Event, ToolError, UserError
 from discogym.core.running.crosscheck import accepted_args
-from discogym.suites.redstone import check
+from discogym.suites.redstone import evaluator
 from discogym.suites.redstone.blocks import AIR, Block, Pos
 from discogym.suites.redstone.book import ScientistNotes
 from discogym.suites.redstone.build_lab import BuildLab, SetBlockArgs, TrialBudget
@@ -54,7 +54,7 @@ class DeviceReplay:
 
     def __init__(self, spec: TaskSpec, env: BuildLab, budget: TrialBudget) -> None:
         self.spec = spec
-        self.region = check.region_of(spec)
+        self.region = evaluator.region_of(spec)
         self.world = lab_world({}, self.region)
         self._env = env  # its tools' argument models and its block parser, never its simulator
         self.budget = budget
@@ -138,7 +138,7 @@ def recompute(spec: TaskSpec, events: list[Event], presentation: Presentation | 
     """The evaluator's verdict on the device the log rebuilds, whether it was submitted and passed, and the
     counters."""
     log = replay_device(spec, events, presentation)
-    report = check.evaluate(spec, log.device)
+    report = evaluator.evaluate(spec, log.device)
     return RedstoneVerdict(
         submitted=log.submitted,
         check=report.document(),

@@ -26,9 +26,9 @@ from discogym.suites.redstone.blocks import (
     make_block,
 )
 from discogym.suites.redstone.lab import Region, device_of, the_button
-from discogym.suites.redstone.views.iso import iso_png
-from discogym.suites.redstone.views.paint import block_colour
-from discogym.suites.redstone.views.top_down import top_down_cell, top_down_png, top_down_size
+from discogym.suites.redstone.pictures.iso import iso_png
+from discogym.suites.redstone.pictures.paint import block_colour
+from discogym.suites.redstone.pictures.top_down import top_down_cell, top_down_png, top_down_size
 from discogym.suites.redstone.world import World
 
 KIND = "redstone"

@@ -38,7 +38,7 @@ class LampTimes:
 
 
 @dataclass
-class CheckReport:
+class Evaluation:
     """The verdict on a device: passed, the rules it broke, and what was measured."""
 
     passed: bool
@@ -174,17 +174,17 @@ def lamp_times(sim: Simulator, lamps: list[Pos]) -> list[LampTimes]:
     return [times[pos] for pos in lamps]
 
 
-def evaluate(spec: TaskSpec, device: Mapping[Pos, Block]) -> CheckReport:
+def evaluate(spec: TaskSpec, device: Mapping[Pos, Block]) -> Evaluation:
     """Check a device against its task: constraints, then one press and the family's timing contract."""
     failures = constraint_failures(spec, device)
     button = the_button(device)
     if isinstance(button, str):
-        return CheckReport(False, failures)
+        return Evaluation(False, failures)
     try:
         before = Simulator(lab_world(device, region_of(spec)))
         sim, ticks = run_trial(device, spec, button)
     except UserError as err:
-        return CheckReport(False, [*failures, f"world: {err}"])
+        return Evaluation(False, [*failures, f"world: {err}"])
     lamps = lamps_of(device)
     lit_at_rest = [pos for pos in lamps if before.block(pos).get("lit") == "true"]
     failures += [f"rest: the lamp at {format_pos(pos)} is lit before the press" for pos in lit_at_rest]
@@ -193,7 +193,7 @@ def evaluate(spec: TaskSpec, device: Mapping[Pos, Block]) -> CheckReport:
     lit = [t for t in times if t.on is not None]
     if lit:
         failures += _timing_failures(spec, lit, sim)
-    return CheckReport(not failures, failures, times, ticks)
+    return Evaluation(not failures, failures, times, ticks)
 
 
 def _timing_failures(spec: TaskSpec, lit: list[LampTimes], sim: Simulator) -> list[str]:

@@ -19,7 +19,7 @@ from discogym.suites.redstone.blocks import (
     is_true,
     prop,
 )
-from discogym.suites.redstone.views.paint import (
+from discogym.suites.redstone.pictures.paint import (
     ARROW,
     BACKGROUND,
     DUST_ARM,
@@ -48,7 +48,7 @@ from discogym.suites.redstone.views.paint import (
     turn,
     turn_rect,
 )
-from discogym.suites.redstone.views.text import layer_ys
+from discogym.suites.redstone.pictures.text import layer_ys
 from discogym.suites.redstone.world import World
 
 

@@ -14,9 +14,9 @@ from discogym.core import Episode, Event, Score, ToolCall
 from discogym.core.model.tools import parse_args_object
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.petri.env import BUDGET, SUBMIT_MODELS, PetriEnv
-from discogym.suites.petri.generate import PetriTaskSpec
 from discogym.suites.petri.sims.registry import get_simulation
 from discogym.suites.petri.stats import ALPHA, holm
+from discogym.suites.petri.tasks import PetriTaskSpec
 
 SCORE_RANGE = (0.0, 100.0)  # petri-bench's points
 OVER_BUDGET_FACTOR = 0.6

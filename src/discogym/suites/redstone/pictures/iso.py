@@ -18,7 +18,7 @@ from discogym.suites.redstone.blocks import (
     is_true,
     prop,
 )
-from discogym.suites.redstone.views.paint import (
+from discogym.suites.redstone.pictures.paint import (
     ARROW,
     BACKGROUND,
     DUST_ARM,

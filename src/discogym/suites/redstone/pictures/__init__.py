@@ -34,8 +34,8 @@ is the public surface.
 """
 
 from discogym.suites.redstone.blocks import prop
-from discogym.suites.redstone.views.iso import iso_pixel, iso_png, iso_size, readable_scale
-from discogym.suites.redstone.views.paint import (
+from discogym.suites.redstone.pictures.iso import iso_pixel, iso_png, iso_size, readable_scale
+from discogym.suites.redstone.pictures.paint import (
     BACKGROUND,
     BUTTON_PRESSED,
     BUTTON_UP,
@@ -50,8 +50,8 @@ from discogym.suites.redstone.views.paint import (
     block_colour,
     dust_colour,
 )
-from discogym.suites.redstone.views.text import LEGEND, block_char, block_note, layer_ys, text_layers
-from discogym.suites.redstone.views.top_down import (
+from discogym.suites.redstone.pictures.text import LEGEND, block_char, block_note, layer_ys, text_layers
+from discogym.suites.redstone.pictures.top_down import (
     LAYERS_PER_ROW,
     layers_layout,
     layers_png,
