@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 import discogym.core.running.generic_agents  # noqa: F401 - the built-in agents register before any test copies the registry
-from discogym.core import UserError, all_suites, get_suite, plugins
-from discogym.core import agent as agent_module
-from discogym.core import suite as suite_module
+from discogym.core import UserError, all_suites, get_suite
+from discogym.core.model import agent as agent_module
+from discogym.core.model import plugins
+from discogym.core.model import suite as suite_module
 from discogym.core.model.agent import generic_agents
 from tests.conftest import REPO, cli_environment, discogym_command
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions, Episode, EpisodeKey, InfrastructureError, UserError, executors, storage
+from discogym.core import AgentOptions, Episode, EpisodeKey, InfrastructureError, UserError
 from discogym.core.reporting.run_report import build_report
+from discogym.core.running import executors, storage
 from discogym.core.running.episode_loop import play_episode, score_episode
 from discogym.core.running.executors import Executor, Faulted, Played, play_and_write
 from discogym.core.running.runner import RunConfig, Runner, plan_episodes

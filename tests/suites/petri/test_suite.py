@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import pytest
 
 from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, Episode, Turn, get_suite
-from discogym.core import agent as agent_module
+from discogym.core.model import agent as agent_module
 from discogym.core.model.agent import AgentEntry
 from discogym.core.running.episode_loop import play_episode
 from discogym.core.running.runner import RunConfig, Runner, plan_episode
