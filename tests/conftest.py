@@ -23,13 +23,8 @@ register_suite(toy_suite)
 LONG_FIRST = (
     "tests/suites/petri/test_generate.py::test_verify_regenerates_every_frozen_task",
     "tests/test_docs_examples.py::test_the_documented_commands_run",
-    "tests/core/test_ray_backend.py",
     "tests/suites/autumn/test_sets.py",
-    "tests/suites/autumn/test_challenges.py",
     "tests/core/test_cli.py::test_sweep_runs_every_suite",
-    "tests/suites/autumn/test_worldtest.py::test_the_oracle_solves_every_task",
-    "tests/suites/autumn/test_rescore_from_log.py",
-    "tests/suites/petri/test_suite.py",
 )
 
 
