@@ -264,10 +264,10 @@ def test_report_aggregates_and_rescoring_reproduces_scores(tmp_path):
     endings = report.tables[1]
     kinds = {row[2]: dict(zip(endings.columns, row, strict=True)) for row in endings.rows}
     assert endings.title == "How the episodes ended"
-    assert (kinds["bisect"]["task"], kinds["bisect"]["endings"]) == (8, "submitted 8")
+    assert (kinds["bisect"]["by the task"], kinds["bisect"]["endings"]) == (8, "submitted 8")
     quitter = kinds["quitter"]
-    assert (quitter["agent"], quitter["task"], quitter["endings"]) == (8, 0, "agent_stopped 8")
-    assert (kinds["crasher"]["error"], kinds["crasher"]["endings"]) == (8, "agent_error 8")
+    assert (quitter["by the agent"], quitter["by the task"], quitter["endings"]) == (8, 0, "agent_stopped 8")
+    assert (kinds["crasher"]["by an error"], kinds["crasher"]["endings"]) == (8, "agent_error 8")
     assert report.tables[2].title == "toy: episodes"
     assert build_report(tmp_path, rescore=True).tables == report.tables
     with pytest.raises(UserError, match="holds no episodes"):

@@ -222,6 +222,15 @@ ENDINGS_NOTES = [
 ]
 
 
+ENDING_COLUMNS = {
+    EndingKind.TASK: "by the task",
+    EndingKind.AGENT: "by the agent",
+    EndingKind.LIMIT: "by a limit",
+    EndingKind.ERROR: "by an error",
+    EndingKind.ABANDONED: "abandoned",
+}
+
+
 def endings_table(episodes: list[Episode]) -> ReportTable:
     """One row per (suite, condition, agent, model): how many episodes ended in each kind of ending, and which
     endings they were."""
@@ -231,7 +240,7 @@ def endings_table(episodes: list[Episode]) -> ReportTable:
         kinds = Counter(ending.kind for ending in endings.elements())
         listed = ", ".join(f"{name.value} {count}" for name, count in sorted(endings.items()))
         rows.append([*key, *(kinds[kind] for kind in EndingKind), listed])
-    columns = [*GENERIC_COLUMNS[:4], *(kind.value for kind in EndingKind), "endings"]
+    columns = [*GENERIC_COLUMNS[:4], *(ENDING_COLUMNS[kind] for kind in EndingKind), "endings"]
     return ReportTable(title=ENDINGS_TITLE, columns=columns, rows=rows, notes=ENDINGS_NOTES)
 
 
