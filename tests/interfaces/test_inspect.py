@@ -24,7 +24,7 @@ from inspect_ai.tool import ToolParams  # noqa: E402
 
 from discogym.interfaces.inspect.episodes import SCORER  # noqa: E402
 from discogym.interfaces.inspect.logs import episodes_of_log, export_run  # noqa: E402
-from discogym.interfaces.inspect.tasks import inspect_schema  # noqa: E402
+from discogym.llm.engine import inspect_schema  # noqa: E402
 
 INSPECT = str(Path(sys.executable).parent / "inspect")  # the command-line program of this environment
 # Two tasks of each suite's first split (redstone: two quick ones; autumn: one of each test kind).

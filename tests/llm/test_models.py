@@ -23,12 +23,28 @@ def test_model_strings_name_provider_model_endpoint_and_key_variable():
     assert parse_model("openai/gpt-5", key_variable="MY_KEY").key_variable == "MY_KEY"
 
 
+def test_inspect_model_names_are_taken_and_the_old_forms_map_onto_them():
+    for name, variable in [
+        ("google/gemini-2.5-pro", "GOOGLE_API_KEY"),
+        ("openrouter/qwen/qwen3-32b", "OPENROUTER_API_KEY"),
+        ("together/meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo", "TOGETHER_API_KEY"),
+        ("groq/llama-3.1-8b-instant", "GROQ_API_KEY"),
+        ("bedrock/anthropic.claude-sonnet-4-5", None),
+        ("vllm/meta-llama/Llama-3.1-8B-Instruct", None),
+    ]:
+        spec = parse_model(name)
+        assert (spec.inspect_name, spec.key_variable) == (name, variable)
+    local = parse_model("openai-compatible/qwen3@http://127.0.0.1:8000/v1")
+    assert (local.inspect_name, local.base_url) == ("openai-api/compatible/qwen3", "http://127.0.0.1:8000/v1")
+    assert parse_model("vllm/m").api_key() == "no-key"  # a local server, or cloud credentials: no key to check
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("gpt-5", "is not one of openai/MODEL"),
-        ("openai/", "is not one of"),
-        ("mistral/large", "unknown provider 'mistral'"),
+        ("gpt-5", "is not PROVIDER/MODEL with PROVIDER one of anthropic, "),
+        ("openai/", "is not PROVIDER/MODEL"),
+        ("mystery/large", "unknown provider 'mystery'"),
         ("openai-compatible/llama", "write openai-compatible/NAME@http://HOST:PORT/v1"),
         ("openai-compatible/@http://127.0.0.1:1/v1", "no model name"),
     ],
@@ -66,11 +82,17 @@ def test_prices_by_exact_id_then_longest_family():
     assert find_price(parse_model("openai-compatible/gpt-4o@http://h:1/v1"), table) is None
 
 
-def test_cost_prices_cached_input_at_its_own_rate():
-    price = Price(input=2.0, output=8.0, cached_input=0.5)
-    usage = Usage(input_tokens=1_000_000, cached_tokens=400_000, output_tokens=500_000)
-    assert price.cost(usage) == pytest.approx(0.6 * 2.0 + 0.4 * 0.5 + 0.5 * 8.0)
-    assert Price(input=1.0, output=1.0).cost(usage) == pytest.approx(1.5)
+def test_cost_prices_cache_reads_and_writes_each_at_its_own_rate():
+    price = Price(input=2.0, output=8.0, cache_read=0.5, cache_write=2.5)
+    usage = Usage(input_tokens=1_000_000, cached_tokens=400_000, cache_write_tokens=100_000, output_tokens=500_000)
+    assert price.cost(usage) == pytest.approx(0.5 * 2.0 + 0.4 * 0.5 + 0.1 * 2.5 + 0.5 * 8.0)
+    assert Price(input=1.0, output=1.0).cost(usage) == pytest.approx(1.5)  # a rate left out is the input's
+    assert Price.model_validate({"input": 2, "output": 8, "cached_input": 0.5}).cache_read == 0.5  # the older name
+
+
+def test_anthropic_prices_bill_cache_writes_above_input_and_reads_below():
+    sonnet = BUILTIN_PRICES["anthropic/claude-sonnet-4-5"]
+    assert (sonnet.input, sonnet.cache_write, sonnet.cache_read) == (3.0, 3.75, 0.3)
 
 
 def test_the_price_table_is_extended_from_a_file(tmp_path, monkeypatch):

@@ -115,15 +115,23 @@ class UsageReader:
         if self.responses is not None:
             details = self.responses.get("input_tokens_details")
             cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+            output_details = self.responses.get("output_tokens_details")
+            reasoning = _int(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
             return Usage(
                 input_tokens=_int(self.responses.get("input_tokens")),
                 output_tokens=_int(self.responses.get("output_tokens")),
                 cached_tokens=cached,
+                reasoning_tokens=reasoning,
             )
         counts = self.anthropic
         cached = counts.get("cache_read_input_tokens", 0)
-        fresh = counts.get("input_tokens", 0) + counts.get("cache_creation_input_tokens", 0)
-        return Usage(input_tokens=fresh + cached, output_tokens=counts.get("output_tokens", 0), cached_tokens=cached)
+        written = counts.get("cache_creation_input_tokens", 0)
+        return Usage(
+            input_tokens=counts.get("input_tokens", 0) + written + cached,
+            output_tokens=counts.get("output_tokens", 0),
+            cached_tokens=cached,
+            cache_write_tokens=written,
+        )
 
 
 def error_body(path: str, message: str, code: str) -> bytes:

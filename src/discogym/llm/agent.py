@@ -17,6 +17,17 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentReasoning,
+    ContentText,
+)
+from inspect_ai.tool import ToolCall as InspectToolCall
+from inspect_ai.tool import ToolInfo
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core import (
@@ -35,16 +46,8 @@ from discogym.core import (
 )
 from discogym.core.model.errors import MissingCredentials
 from discogym.core.model.tools import parse_json
-from discogym.llm.clients import (
-    ChatClient,
-    ChatMessage,
-    ClientOptions,
-    Completion,
-    ModelToolCall,
-    RejectedRequest,
-    make_client,
-)
-from discogym.llm.models import ModelSpec, Price, find_price, parse_model, price_table
+from discogym.llm.engine import Completion, EngineOptions, ModelEngine, RejectedRequest, contents, tool_info
+from discogym.llm.models import ModelFacts, ModelSpec, Price, model_facts, parse_model, price_table
 from discogym.llm.prompts import SYSTEM_PROMPT
 
 TEXT_PROTOCOL = (
@@ -53,6 +56,7 @@ TEXT_PROTOCOL = (
     "next message. The tools:\n"
 )
 EMPTY_REPLY = "(empty reply)"
+ACTION_ROOM = 4096  # output tokens kept for the reply itself beyond a reasoning budget
 
 
 class LLMSettings(BaseModel):
@@ -67,6 +71,24 @@ class LLMSettings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     temperature: float | None = Field(default=None, ge=0)
     key_env: str | None = None
+    cache: bool = True
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
+    reasoning_tokens: int | None = Field(default=None, ge=1)
+
+    def engine_options(self) -> EngineOptions:
+        """The request settings; a reasoning budget gets an output cap with room for the action after it."""
+        max_tokens = self.max_tokens
+        if self.reasoning_tokens is not None and (max_tokens is None or max_tokens <= self.reasoning_tokens):
+            max_tokens = self.reasoning_tokens + ACTION_ROOM
+        return EngineOptions(
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+            max_tokens=max_tokens,
+            temperature=self.temperature,
+            reasoning_effort=self.reasoning_effort,
+            reasoning_tokens=self.reasoning_tokens,
+            cache=self.cache,
+        )
 
 
 def describe_tools(tools: list[ToolSpec]) -> str:
@@ -103,53 +125,53 @@ def parse_json_call(text: str) -> ToolCall:
     return ToolCall(tool=value["tool"], args=args)
 
 
-def _arguments(raw: str) -> Any:
-    """A native call's arguments as an object when they parse; otherwise the raw text, which the
-    environment then rejects with a message the model reads."""
-    try:
-        value = json.loads(raw or "{}")
-    except (json.JSONDecodeError, RecursionError):
-        return raw
-    return value if isinstance(value, dict) else raw
+def _decision_call(call: InspectToolCall) -> ToolCall:
+    """A native call as the environment takes it; arguments that did not parse reach it as their parse error,
+    which it rejects with a message the model reads."""
+    return ToolCall(tool=call.function, args=call.parse_error if call.parse_error else call.arguments)
 
 
 class LLMAgent(Agent):
     """A model behind an endpoint, playing one episode."""
 
-    def __init__(self, spec: ModelSpec, client: ChatClient, config: LLMSettings, price: Price | None) -> None:
+    def __init__(self, spec: ModelSpec, engine: ModelEngine, config: LLMSettings, facts: ModelFacts) -> None:
         self.spec = spec
-        self.client = client
+        self.engine = engine
         self.config = config
-        self.price = price
+        self.facts = facts
         self.messages: list[ChatMessage] = []
-        self.tools: list[ToolSpec] = []
+        self.tools: list[ToolInfo] = []
         self.parse_text_action: Any = None
-        self.queued: list[ModelToolCall] = []  # calls of the last native reply still to make
-        self.answering: ModelToolCall | None = None
+        self.queued: list[InspectToolCall] = []  # calls of the last native reply still to make
+        self.answering: InspectToolCall | None = None
         self.requests = 0
 
+    @property
+    def price(self) -> Price | None:
+        """The price the episode's costs are charged at."""
+        return self.facts.price
+
     def start(self, context: AgentContext) -> None:
-        self.tools = context.tools
+        self.tools = [tool_info(spec) for spec in context.tools] if self.config.mode == "native" else []
         system = context.system_prompt or SYSTEM_PROMPT
         if self.config.mode == "text":
-            system += "\n\n" + TEXT_PROTOCOL + describe_tools(self.tools)
+            system += "\n\n" + TEXT_PROTOCOL + describe_tools(context.tools)
         elif self.config.mode == "suite":
             if context.text_prompt is None or context.parse_text_action is None:
                 raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
             system = context.text_prompt
             self.parse_text_action = context.parse_text_action
         images = context.brief_images if self.config.images else []
-        self.messages = [
-            ChatMessage(role="system", text=system),
-            ChatMessage(role="user", text=context.brief, images=images),
-        ]
+        self.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=contents(context.brief, images))]
 
     def settings(self) -> dict[str, Any]:
         return {
             "model": self.spec.id,
-            "base_url": self.client.base_url,
+            "base_url": self.engine.base_url,
             "key_variable": self.spec.key_variable,
-            "price_per_million_tokens": None if self.price is None else self.price.model_dump(),
+            "price_per_million_tokens": None if self.price is None else self.price.model_dump(exclude_none=True),
+            "context_window": self.facts.context_window,
+            "output_limit": self.facts.output_limit,
             **self.config.model_dump(exclude={"key_env"}),
         }
 
@@ -158,18 +180,22 @@ class LLMAgent(Agent):
             self._answer(history[-1])
         if self.queued:
             self.answering = self.queued.pop(0)
-            return AgentDecision(call=ToolCall(tool=self.answering.name, args=_arguments(self.answering.arguments)))
+            return AgentDecision(call=_decision_call(self.answering))
         return self._ask()
 
     def _ask(self) -> AgentDecision:
         usage = Usage()
         replies: list[str] = []
+        reasonings: list[str] = []
         problem = ""
-        for attempt in range(2):  # the reply, and one in-protocol retry after an unreadable one
+        cap: int | None = None
+        room_asked = False
+        attempt = 0
+        while attempt < 2:  # the reply, and one in-protocol retry after an unreadable one
             first_request = self.requests == 0
             self.requests += 1
             try:
-                completion = self.client.complete(self.messages, self.tools if self.config.mode == "native" else None)
+                completion = self.engine.complete(self.messages, self.tools, max_tokens=cap)
             except RejectedRequest as err:
                 if first_request:  # nothing the model did: the model name or an option is wrong for this endpoint
                     raise InfrastructureError(f"the endpoint refused the episode's first request: {err}") from err
@@ -177,15 +203,34 @@ class LLMAgent(Agent):
                 return AgentDecision(message=message, usage=usage, termination=Termination.NO_ANSWER)
             usage = usage + self._priced(completion.usage)
             replies.append(completion.text)
+            reasonings.extend(filter(None, [completion.reasoning]))
+            reasoning = "\n\n".join(reasonings) or None
+            if completion.out_of_room:
+                spent = completion.usage.output_tokens
+                problem = f"the reply spent its whole output budget ({spent} tokens) on reasoning and gave no answer"
+                if room_asked:
+                    return AgentDecision(
+                        message=problem, usage=usage, reasoning=reasoning, termination=Termination.NO_ANSWER
+                    )
+                room_asked = True
+                cap = 2 * max(self.engine.default_max_tokens() or 0, spent, ACTION_ROOM // 2)
+                continue  # asked again with more room, not counted as an unreadable reply
             call, problem = self._read(completion)
             if call is not None:
-                return AgentDecision(call=call, message="\n\n".join(filter(None, replies)) or None, usage=usage)
+                said = "\n\n".join(filter(None, replies)) or None
+                return AgentDecision(call=call, message=said, usage=usage, reasoning=reasoning)
             if attempt == 0:
                 self.messages.append(
-                    ChatMessage(role="user", text=f"Your reply could not be used: {problem}. {self._rules()}")
+                    ChatMessageUser(content=f"Your reply could not be used: {problem}. {self._rules()}")
                 )
+            attempt += 1
         last = replies[-1][:2000] if replies else ""
-        return AgentDecision(message=f"{problem}; last reply: {last!r}", usage=usage, termination=Termination.NO_ANSWER)
+        return AgentDecision(
+            message=f"{problem}; last reply: {last!r}",
+            usage=usage,
+            reasoning="\n\n".join(reasonings) or None,
+            termination=Termination.NO_ANSWER,
+        )
 
     def _rules(self) -> str:
         if self.config.mode == "native":
@@ -196,14 +241,15 @@ class LLMAgent(Agent):
 
     def _read(self, completion: Completion) -> tuple[ToolCall | None, str]:
         """The call a reply makes, or None and what was wrong with it; the reply joins the conversation."""
+        reply = completion.message
+        if not completion.text and not completion.tool_calls:
+            reply = reply.model_copy(update={"content": [*_reasoning_parts(reply), EMPTY_REPLY_TEXT]})
+        self.messages.append(reply)
         if self.config.mode == "native":
-            text = completion.text or ("" if completion.tool_calls else EMPTY_REPLY)
-            self.messages.append(ChatMessage(role="assistant", text=text, tool_calls=completion.tool_calls))
             if not completion.tool_calls:
                 return None, "it called no tool"
             self.answering, *self.queued = completion.tool_calls
-            return ToolCall(tool=self.answering.name, args=_arguments(self.answering.arguments)), ""
-        self.messages.append(ChatMessage(role="assistant", text=completion.text or EMPTY_REPLY))
+            return _decision_call(self.answering), ""
         try:
             if self.config.mode == "text":
                 return parse_json_call(completion.text), ""
@@ -217,17 +263,33 @@ class LLMAgent(Agent):
         images = result.images if self.config.images else []
         if self.config.mode == "native" and self.answering is not None:
             self.messages.append(
-                ChatMessage(role="tool", tool_call_id=self.answering.id, text=result.text, images=images)
+                ChatMessageTool(
+                    content=contents(result.text, images),
+                    tool_call_id=self.answering.id,
+                    function=self.answering.function,
+                )
             )
             self.answering = None
             return
         text = result.text if self.config.mode == "suite" else f"Result of {turn.call.tool}: {result.text}"
-        self.messages.append(ChatMessage(role="user", text=text, images=images))
+        self.messages.append(ChatMessageUser(content=contents(text, images)))
 
     def _priced(self, usage: Usage) -> Usage:
         if self.price is None:
             return usage
         return usage.model_copy(update={"cost_usd": self.price.cost(usage)})
+
+
+EMPTY_REPLY_TEXT = ContentText(text=EMPTY_REPLY)
+
+
+def _reasoning_parts(message: ChatMessageAssistant) -> list[Any]:
+    """The reasoning blocks of a reply, kept when its empty text is replaced (providers verify them)."""
+    return (
+        [part for part in message.content if isinstance(part, ContentReasoning)]
+        if isinstance(message.content, list)
+        else []
+    )
 
 
 def llm_settings(options: AgentOptions) -> LLMSettings:
@@ -245,21 +307,21 @@ def llm_settings(options: AgentOptions) -> LLMSettings:
 def make_llm_agent(options: AgentOptions) -> Agent:
     """The ``llm`` agent for ``--model``; raises MissingCredentials when its key is not set."""
     if not options.model:
-        raise UserError("agent 'llm' needs --model, e.g. openai/gpt-5 or openai-compatible/NAME@http://HOST:PORT/v1")
+        raise UserError("agent 'llm' needs --model, e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5 (see docs/llm.md)")
     settings = llm_settings(options)
     spec = parse_model(options.model, settings.key_env)
-    price = find_price(spec, price_table())
-    if options.cost_limit is not None and price is None:
+    facts = model_facts(spec, price_table())
+    if options.cost_limit is not None and facts.price is None:
         raise UserError(
             f"--cost-limit needs a price for {spec.id}: add one with a DISCOGYM_PRICES file (see docs/llm.md)"
         )
     key = spec.api_key()
     if key is None:
         raise MissingCredentials(f"{options.model}: no API key; set {spec.key_variable} to run it")
-    client_options = ClientOptions(
-        timeout_s=settings.timeout_s,
-        max_retries=settings.retries,
-        max_tokens=settings.max_tokens,
-        temperature=settings.temperature,
-    )
-    return LLMAgent(spec, make_client(spec, key, client_options), settings, price)
+    try:
+        engine = ModelEngine(spec, key, settings.engine_options())
+    except InfrastructureError:
+        raise
+    except Exception as err:  # Inspect's own refusal: a provider whose SDK is missing, a malformed name
+        raise UserError(f"--model {options.model}: {type(err).__name__}: {err}") from None
+    return LLMAgent(spec, engine, settings, facts)

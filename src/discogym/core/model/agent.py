@@ -17,14 +17,18 @@ from discogym.core.model.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 class Usage(BaseModel):
     """Tokens and cost of one model call (zero for agents that use no model).
 
-    ``input_tokens`` counts every prompt token, cached ones included; ``cached_tokens`` is the part of
-    them the provider served from its prompt cache (and priced lower).
+    ``input_tokens`` counts every prompt token, cached ones included; of them, ``cached_tokens`` were read from
+    the provider's prompt cache and ``cache_write_tokens`` written to it (each priced at its own rate).
+    ``output_tokens`` counts every reply token, reasoning included; ``reasoning_tokens`` is the reasoning part.
+    The last two are left out of the file when zero, as episodes written before them have neither.
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float = 0.0
+    cache_write_tokens: int = Field(default=0, exclude_if=lambda tokens: tokens == 0)
+    reasoning_tokens: int = Field(default=0, exclude_if=lambda tokens: tokens == 0)
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage(
@@ -32,6 +36,8 @@ class Usage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cached_tokens=self.cached_tokens + other.cached_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
         )
 
 
@@ -45,7 +51,8 @@ class Turn(BaseModel):
 class AgentDecision(BaseModel):
     """What an agent does next: a tool call, or (``call`` is None) end the episode.
 
-    ``message`` is free text from the agent (a final answer, or why it gave up); ``usage`` is the cost
+    ``message`` is free text from the agent (a final answer, or why it gave up), ``reasoning`` the thinking a
+    model showed on the way; ``usage`` is the cost
     of reaching this decision; ``termination`` names why an agent that ends the episode does so
     (default ``Termination.AGENT_STOPPED``; a model that gave no usable answer says ``Termination.NO_ANSWER``).
     """
@@ -54,6 +61,7 @@ class AgentDecision(BaseModel):
     message: str | None = None
     usage: Usage | None = None
     termination: Termination | None = None
+    reasoning: str | None = None  # the model's reasoning text, kept in the episode beside its message
 
 
 @dataclass

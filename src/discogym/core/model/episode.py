@@ -74,7 +74,8 @@ class EpisodeKey(BaseModel):
 
 
 class Event(BaseModel):
-    """One step of the log: the agent's call, the environment's result, and the agent's cost. ``session`` is
+    """One step of the log: the agent's call, the environment's result, and the agent's cost (with a model's
+    ``reasoning`` before the call, left out of the file when it showed none). ``session`` is
     the sub-agent's session the call ran, if it ran one (SciCrafter's scientist answering the engineer);
     left out of the file otherwise."""
 
@@ -83,6 +84,7 @@ class Event(BaseModel):
     result: ToolResult
     agent_message: str | None = None
     usage: Usage | None = None
+    reasoning: str | None = Field(default=None, exclude_if=lambda reasoning: reasoning is None)
     session: "SubSession | None" = Field(default=None, exclude_if=lambda session: session is None)
 
     def total_usage(self) -> Usage:
@@ -130,6 +132,7 @@ class Outcome(BaseModel):
     error: str | None = None
     agent_message: str | None = None
     final_usage: Usage | None = None
+    final_reasoning: str | None = Field(default=None, exclude_if=lambda reasoning: reasoning is None)
     env: JsonDict = Field(default_factory=dict)
 
 

@@ -101,6 +101,7 @@ class _Driver:
         self.trace: str | None = None
         self.agent_message: str | None = None
         self.final_usage: Usage | None = None
+        self.final_reasoning: str | None = None
         self._in_flight: Usage | None = None  # the cost of the call being run, before its event is logged
 
     # Blame
@@ -201,9 +202,12 @@ class _Driver:
     def apply(self, decision: AgentDecision, *, agent_s: float = 0.0) -> ToolResult | None:
         """Carry out the agent's decision: its call's result, or None when it ended the episode."""
         if decision.call is None:
-            self.stop(decision.termination or Termination.AGENT_STOPPED, decision.message, decision.usage)
+            ending = decision.termination or Termination.AGENT_STOPPED
+            self.stop(ending, decision.message, decision.usage, reasoning=decision.reasoning)
             return None
-        return self.call(decision.call, message=decision.message, usage=decision.usage, agent_s=agent_s)
+        return self.call(
+            decision.call, message=decision.message, usage=decision.usage, reasoning=decision.reasoning, agent_s=agent_s
+        )
 
     def play(self, agent: Agent, *, max_calls: int | None = None) -> None:
         """Ask the started agent for calls until the environment, the agent, a budget or ``max_calls`` ends the
@@ -225,7 +229,8 @@ class _Driver:
                 self.apply(decision)
                 return
             agent_s = time.perf_counter() - started
-            result = self.call(decision.call, message=decision.message, usage=decision.usage, agent_s=agent_s)
+            result = self.apply(decision, agent_s=agent_s)
+            assert result is not None, "a decision with a call has a result"
             history.append(Turn(call=decision.call, result=result))
         with self.blame(Termination.AGENT_ERROR):  # the environment ended the episode
             self.settle(agent.settle(history))
@@ -233,9 +238,15 @@ class _Driver:
     # Calls and endings
 
     def call(
-        self, call: ToolCall, *, message: str | None = None, usage: Usage | None = None, agent_s: float = 0.0
+        self,
+        call: ToolCall,
+        *,
+        message: str | None = None,
+        usage: Usage | None = None,
+        reasoning: str | None = None,
+        agent_s: float = 0.0,
     ) -> ToolResult:
-        """Run one tool call and log it with the agent's message, cost and thinking time."""
+        """Run one tool call and log it with the agent's message, cost, reasoning and thinking time."""
         started = time.perf_counter()
         self._in_flight = usage  # counted first: a sub-agent the call runs spends from what is left
         try:
@@ -250,6 +261,7 @@ class _Driver:
                 result=result,
                 agent_message=message,
                 usage=usage,
+                reasoning=reasoning,
                 session=self._session_of_last_call(),
             )
         )
@@ -267,11 +279,19 @@ class _Driver:
         event = self.events[step - 1]
         self.events[step - 1] = event.model_copy(update={"agent_message": message, "usage": usage})
 
-    def stop(self, termination: Termination, message: str | None = None, usage: Usage | None = None) -> None:
+    def stop(
+        self,
+        termination: Termination,
+        message: str | None = None,
+        usage: Usage | None = None,
+        *,
+        reasoning: str | None = None,
+    ) -> None:
         """End the episode for a reason outside the environment (the agent stopped, a budget ran out)."""
         self.termination = termination
         self.agent_message = message
         self.final_usage = usage
+        self.final_reasoning = reasoning
 
     def settle(self, usage: Usage | None) -> None:
         """Book what the agent spent after its last decision (:meth:`Agent.settle`)."""
@@ -394,6 +414,7 @@ class EpisodeRecorder(_Driver):
             error=self.error,
             agent_message=self.agent_message,
             final_usage=self.final_usage,
+            final_reasoning=self.final_reasoning,
             env=env_outcome,
         )
         provenance = Provenance(

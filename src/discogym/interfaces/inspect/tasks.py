@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import jsonref
 from inspect_ai import Task, task
 from inspect_ai._util.registry import registry_add, registry_info, set_registry_info
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -26,13 +25,14 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.tool import ToolDef, ToolError, ToolParams
+from inspect_ai.tool import ToolDef, ToolError
 from inspect_ai.util import LimitExceededError, StoreModel
 
 from discogym.core import Episode, Termination, ToolCall, ToolImage, ToolSpec, Usage, all_suites, get_suite
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, SCORER, replay_sample, sample_episode
+from discogym.llm.engine import tool_info
 from discogym.llm.prompts import SYSTEM_PROMPT  # the words discogym's own model agent starts from
 
 Names = str | list[str] | None  # one name, several separated by commas, or a list
@@ -170,18 +170,6 @@ def _contents(text: str, images: list[ToolImage]) -> list[Content]:
     return [ContentText(text=text), *pictures]
 
 
-def inspect_schema(parameters: dict[str, Any]) -> dict[str, Any]:
-    """A tool's JSON schema as Inspect takes it: references inlined (Inspect drops ``$ref``), and a description
-    on every argument (Inspect requires one)."""
-    inlined: dict[str, Any] = jsonref.replace_refs(parameters, proxies=False, lazy_load=False)
-    inlined.pop("$defs", None)
-    properties = {
-        name: {"description": name.replace("_", " "), **schema}
-        for name, schema in inlined.get("properties", {}).items()
-    }
-    return {**inlined, "properties": properties}
-
-
 def _tool(recorder: EpisodeRecorder, spec: ToolSpec) -> ToolDef:
     async def execute(**arguments: Any) -> str | list[Content]:
         try:
@@ -196,7 +184,7 @@ def _tool(recorder: EpisodeRecorder, spec: ToolSpec) -> ToolDef:
         execute,
         name=spec.name,
         description=spec.description,
-        parameters=ToolParams.model_validate(inspect_schema(spec.parameters)),
+        parameters=tool_info(spec).parameters,
     )
 
 

@@ -1,0 +1,285 @@
+"""The model engine: Inspect's model API (``get_model``, ``generate``) behind one synchronous call.
+
+Inspect speaks to each provider through its own SDK: prompt caching (Anthropic's cache markers), reasoning
+settings in each provider's form, thinking blocks carried across tool turns, usage with cache writes, cache
+reads and reasoning tokens apart, and retries with backoff. discogym keeps its own loop, budgets, key
+redaction, episode log and the rule that a fault of the endpoint is never counted against the model.
+
+Inspect is asynchronous and discogym's episode driver is not: every model of a process lives on one event
+loop in a background thread, and an agent's thread waits for its reply there. Episodes played in several
+threads at once (``--concurrency``) share the loop, the SDK clients and their connections.
+"""
+
+import asyncio
+import dataclasses
+import math
+import os
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import jsonref
+import tenacity
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ContentImage,
+    ContentReasoning,
+    ContentText,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.tool import ToolCall as InspectToolCall
+from inspect_ai.tool import ToolInfo, ToolParams
+from pydantic import BaseModel, Field
+
+from discogym.core import InfrastructureError, ToolImage, ToolSpec, Usage
+from discogym.llm.models import ModelSpec
+from discogym.llm.redaction import Redactor
+
+T = TypeVar("T")
+
+# Requests in flight per model and process: high, since --concurrency and --workers already bound how many
+# episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
+MAX_CONNECTIONS = 1024
+REFUSED_STATUSES = (400, 422)  # the endpoint would refuse the same request again
+
+
+class RejectedRequest(Exception):
+    """The endpoint refused this request for good (it would refuse it again)."""
+
+
+class EngineOptions(BaseModel):
+    """How the engine asks its model: the ``llm`` agent's request settings."""
+
+    timeout_s: float = 120.0
+    retries: int = 4
+    max_tokens: int | None = None
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+    reasoning_tokens: int | None = None
+    cache: bool = True
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    def generate_config(self, max_tokens: int | None = None) -> GenerateConfig:
+        """Inspect's settings for one request; ``max_tokens`` overrides the cap (a retry with more room)."""
+        return GenerateConfig(
+            max_retries=self.retries,
+            attempt_timeout=math.ceil(self.timeout_s),
+            max_connections=MAX_CONNECTIONS,
+            max_tokens=max_tokens or self.max_tokens,
+            temperature=self.temperature,
+            reasoning_effort=self.reasoning_effort,  # validated by LLMSettings
+            reasoning_tokens=self.reasoning_tokens,
+            cache_prompt=self.cache,
+        )
+
+
+@dataclass
+class Completion:
+    """The model's reply: its text, calls and reasoning (the key taken out), the assistant message that joins
+    the conversation, what it cost, and why it stopped (Inspect's ``stop_reason``)."""
+
+    text: str
+    tool_calls: list[InspectToolCall]
+    reasoning: str | None
+    message: ChatMessageAssistant
+    usage: Usage
+    stop_reason: str
+
+    @property
+    def out_of_room(self) -> bool:
+        """It stopped at its output cap with nothing usable: the whole budget went to reasoning."""
+        return self.stop_reason in ("max_tokens", "model_length") and not self.tool_calls and not self.text.strip()
+
+
+# One event loop per process runs every model request.
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+_models: dict[tuple[str, str | None, str], Model] = {}
+
+
+def _engine_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="discogym-models", daemon=True).start()
+            _loop = loop
+        return _loop
+
+
+def run_on_engine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` on the engine's event loop and wait for its result in this thread."""
+    return asyncio.run_coroutine_threadsafe(coroutine, _engine_loop()).result()
+
+
+def inspect_model(spec: ModelSpec, api_key: str) -> Model:
+    """The Inspect model for ``spec``, one per model, endpoint and key in a process (so its SDK client and
+    connections are shared by the episodes)."""
+    key = (spec.inspect_name, spec.base_url, api_key)
+    with _loop_lock:
+        model = _models.get(key)
+    if model is not None:
+        return model
+
+    async def make() -> Model:
+        return get_model(spec.inspect_name, base_url=spec.base_url, api_key=api_key, memoize=False)
+
+    model = run_on_engine(make())
+    with _loop_lock:
+        return _models.setdefault(key, model)
+
+
+def inspect_schema(parameters: dict[str, Any]) -> dict[str, Any]:
+    """A tool's JSON schema as Inspect takes it: references inlined (Inspect drops ``$ref``), and a description
+    on every argument (Inspect requires one)."""
+    inlined: dict[str, Any] = jsonref.replace_refs(parameters, proxies=False, lazy_load=False)
+    inlined.pop("$defs", None)
+    properties = {
+        name: {"description": name.replace("_", " "), **schema}
+        for name, schema in inlined.get("properties", {}).items()
+    }
+    return {**inlined, "properties": properties}
+
+
+def tool_info(spec: ToolSpec) -> ToolInfo:
+    """A suite's tool as Inspect offers it to a model."""
+    return ToolInfo(
+        name=spec.name,
+        description=spec.description,
+        parameters=ToolParams.model_validate(inspect_schema(spec.parameters)),
+    )
+
+
+def contents(text: str, images: list[ToolImage]) -> str | list[ContentText | ContentImage]:
+    """A message's content: its text, with the pictures after it."""
+    if not images:
+        return text
+    pictures = [ContentImage(image=f"data:{image.media_type};base64,{image.data_base64}") for image in images]
+    return [ContentText(text=text), *pictures]
+
+
+def usage_of(usage: ModelUsage | None) -> Usage:
+    """Inspect's usage (input apart from cache reads and writes) as discogym counts it (all input)."""
+    if usage is None:
+        return Usage()
+    read = usage.input_tokens_cache_read or 0
+    written = usage.input_tokens_cache_write or 0
+    return Usage(
+        input_tokens=usage.input_tokens + read + written,
+        output_tokens=usage.output_tokens,
+        cached_tokens=read,
+        cache_write_tokens=written,
+        reasoning_tokens=usage.reasoning_tokens or 0,
+    )
+
+
+def _cause(err: BaseException) -> BaseException:
+    """The failure behind Inspect's retries: tenacity's RetryError wraps the last attempt's."""
+    if isinstance(err, tenacity.RetryError):
+        last = err.last_attempt.exception()
+        return last if last is not None else err
+    return err
+
+
+class ModelEngine:
+    """One model behind its endpoint, asked synchronously."""
+
+    def __init__(self, spec: ModelSpec, api_key: str, options: EngineOptions) -> None:
+        self.spec = spec
+        self.options = options
+        self.redact = Redactor(api_key)
+        self.model = inspect_model(spec, api_key)
+
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint in use (None: the provider's own): the model string's ``@URL``, else the provider's
+        ``*_BASE_URL`` variable (which Inspect reads, as the SDKs do)."""
+        variable = f"{self.spec.provider.upper().replace('-', '_')}_BASE_URL"
+        return self.spec.base_url or self.model.api.base_url or os.environ.get(variable) or None
+
+    def default_max_tokens(self) -> int | None:
+        """The output cap a request gets when none is set (the provider's default, as Inspect sends it)."""
+        return self.options.max_tokens or self.model.api.max_tokens()
+
+    def complete(
+        self, messages: list[ChatMessage], tools: list[ToolInfo], *, max_tokens: int | None = None
+    ) -> Completion:
+        """The model's next reply; ``tools`` empty means plain text (the text protocols).
+
+        Raises :class:`RejectedRequest` when the endpoint refuses the request for good, and
+        :class:`~discogym.core.model.errors.InfrastructureError` for any other failure after retries.
+        """
+        config = self.options.generate_config(max_tokens)
+        try:
+            output = run_on_engine(self.model.generate(messages, tools=tools, config=config))
+        except Exception as raised:
+            err = _cause(raised)
+            status = getattr(err, "status_code", None) or getattr(err, "code", None)
+            if status in REFUSED_STATUSES:
+                raise RejectedRequest(self._redacted(err)) from None
+            raise InfrastructureError(
+                f"model endpoint {self.spec.id} failed after retries: {self._redacted(err)}"
+            ) from None
+        if output.error:
+            message = self.redact(output.error)
+            raise InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {message}")
+        return self._completion(output)
+
+    def _redacted(self, err: BaseException) -> str:
+        """The error's message, without the API key should an endpoint echo it."""
+        return self.redact(f"{type(err).__name__}: {err}")
+
+    def _completion(self, output: ModelOutput) -> Completion:
+        """The reply, with the key taken out of everything stored or sent back (a signed reasoning block that
+        holds the key is left out of the conversation: it cannot be changed without breaking its signature)."""
+        message = output.message
+        calls = [self._without_key(call) for call in message.tool_calls or []]
+        kept: list[Any] = []
+        reasonings: list[str] = []
+        for part in message.content if isinstance(message.content, list) else []:
+            if isinstance(part, ContentReasoning):
+                shown = part.summary if part.redacted else part.reasoning
+                clean = self.redact(shown or "")
+                if clean:
+                    reasonings.append(clean)
+                if clean == (shown or ""):
+                    kept.append(part)
+            elif isinstance(part, ContentText):
+                kept.append(part.model_copy(update={"text": self.redact(part.text)}))
+            else:
+                kept.append(part)
+        text = self.redact(message.text)
+        content: str | list[Any] = kept if isinstance(message.content, list) else text
+        reply = message.model_copy(update={"content": content, "tool_calls": calls or None})
+        return Completion(
+            text=text,
+            tool_calls=calls,
+            reasoning="\n\n".join(reasonings) or None,
+            message=reply,
+            usage=usage_of(output.usage),
+            stop_reason=output.stop_reason,
+        )
+
+    def _without_key(self, call: InspectToolCall) -> InspectToolCall:
+        return dataclasses.replace(
+            call,
+            id=self.redact(call.id),
+            function=self.redact(call.function),
+            arguments=self._redact_json(call.arguments),
+            parse_error=self.redact(call.parse_error) if call.parse_error else None,
+        )
+
+    def _redact_json(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return {self.redact(str(k)): self._redact_json(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._redact_json(item) for item in value]
+        return value
