@@ -37,7 +37,7 @@ def llm_options(
     **options: str,
 ) -> AgentOptions:
     """The ``llm`` agent against the fake, failing fast (one retry, short timeout) unless told otherwise."""
-    settings = {"retries": "1", "timeout_s": "5", **options}
+    settings = {"retries": "1", "timeout_s": "5", "backoff_s": "0.05", **options}
     return AgentOptions(
         name="llm",
         model=model_for(fake, provider),

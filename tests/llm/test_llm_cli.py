@@ -11,7 +11,7 @@ from tests.llm.fake_endpoint import FakeEndpoint, Kill, Normal
 def run_llm_cli(fake: FakeEndpoint, out, *extra: str, **env: str):
     return run_discogym(
         "run", "toy", "--split", "dev", "--model", f"openai-compatible/fake@{fake.url}",
-        "--agent-opt", "retries=1", "--out", str(out), "--quiet", "--json", *extra,
+        "--agent-opt", "retries=1", "--agent-opt", "backoff_s=0.05", "--out", str(out), "--quiet", "--json", *extra,
         OPENAI_COMPATIBLE_API_KEY=SECRET, **env,
     )  # fmt: skip
 

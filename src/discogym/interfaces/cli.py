@@ -99,6 +99,40 @@ def list_command(
             _list_tasks(get_suite(suite), split, as_json)
 
 
+@app.command("models")
+def models_command(as_json: JsonOption = False) -> None:
+    """List the models discogym knows: the papers' and every priced one, with context window, output limit,
+    prices (dollars per million tokens) and whether the key is set. Any other Inspect model name works too."""
+    with user_errors():
+        try:
+            from discogym.llm.models import PAPER_MODELS, known_models
+        except ImportError as err:
+            raise UserError(f"discogym models needs the model SDKs: pip install 'discogym[llm]' ({err})") from None
+        facts = known_models()
+    if as_json:
+        print_json({"models": [f.model_dump() for f in facts]})
+        return
+    table = Table("model", "paper", "context", "max output", "input", "output", "cache write", "cache read", "key")
+    for fact in facts:
+        price = fact.price
+        rates = [price.input, price.output, price.cache_write, price.cache_read] if price else [None] * 4
+        key = "not needed" if fact.key_variable is None else ("set" if fact.key_set else f"{fact.key_variable} unset")
+        table.add_row(
+            fact.model,
+            PAPER_MODELS.get(fact.model, ""),
+            _tokens(fact.context_window),
+            _tokens(fact.output_limit),
+            *("" if rate is None else f"{rate:g}" for rate in rates),
+            key,
+        )
+    stdout.print(table)
+    stdout.print("Prices: US dollars per million tokens (DISCOGYM_PRICES adds or overrides them; see docs/llm.md).")
+
+
+def _tokens(count: int | None) -> str:
+    return "?" if count is None else f"{count:,}"
+
+
 def _list_suites(as_json: bool) -> None:
     import discogym.core.running.generic_agents  # noqa: F401 - registers random, human and replay before they are listed
     from discogym.core import all_suites

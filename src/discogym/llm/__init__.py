@@ -1,4 +1,4 @@
-"""Language-model agents: one agent loop over two client adapters (OpenAI-compatible and Anthropic).
+"""Language-model agents: one agent loop over Inspect's model API (every provider Inspect speaks to).
 
 Registered as ``--agent llm`` through the ``discogym.agents`` entry point; the SDKs are the ``llm``
 extra and are imported only when the agent is made.
@@ -7,13 +7,25 @@ extra and are imported only when the agent is made.
 from discogym.core import Agent, AgentOptions, UserError, register_agent
 
 DESCRIPTION = (
-    "a language model: --model openai/NAME, anthropic/NAME or openai-compatible/NAME@URL; "
-    "--agent-opt mode=native|text|suite (see docs/llm.md)"
+    "a language model: --model PROVIDER/NAME (Inspect's names: anthropic/, openai/, google/, openrouter/, vllm/, "
+    "...; openai-compatible/NAME@URL); --agent-opt mode=native|text|suite (see docs/llm.md, discogym models)"
 )
 
 # The fields of discogym.llm.agent.LLMSettings (a test keeps them equal), named here so that registering the
 # agent does not import the model SDKs.
-OPTIONS = ("mode", "images", "timeout_s", "retries", "max_tokens", "temperature", "key_env")
+OPTIONS = (
+    "mode",
+    "images",
+    "timeout_s",
+    "retries",
+    "max_tokens",
+    "temperature",
+    "key_env",
+    "cache",
+    "reasoning_effort",
+    "reasoning_tokens",
+    "backoff_s",
+)
 
 
 def _make(options: AgentOptions) -> Agent:

@@ -74,6 +74,7 @@ class LLMSettings(BaseModel):
     cache: bool = True
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
     reasoning_tokens: int | None = Field(default=None, ge=1)
+    backoff_s: float | None = Field(default=None, gt=0)
 
     def engine_options(self) -> EngineOptions:
         """The request settings; a reasoning budget gets an output cap with room for the action after it."""
@@ -88,6 +89,7 @@ class LLMSettings(BaseModel):
             reasoning_effort=self.reasoning_effort,
             reasoning_tokens=self.reasoning_tokens,
             cache=self.cache,
+            backoff_s=self.backoff_s,
         )
 
 

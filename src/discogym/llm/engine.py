@@ -35,7 +35,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolInfo, ToolParams
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from discogym.core import InfrastructureError, ToolImage, ToolSpec, Usage
 from discogym.llm.models import ModelSpec
@@ -46,7 +46,12 @@ T = TypeVar("T")
 # Requests in flight per model and process: high, since --concurrency and --workers already bound how many
 # episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
 MAX_CONNECTIONS = 1024
-REFUSED_STATUSES = (400, 422)  # the endpoint would refuse the same request again
+REFUSED_STATUSES = (400, 422)
+# Providers whose SDK client retries on its own unless told not to (the OpenAI and Anthropic SDKs and those
+# built on them); Inspect's retries are the only ones wanted.
+SDK_RETRYING_PROVIDERS = frozenset(
+    {"openai", "anthropic", "openai-compatible", "openrouter", "together", "groq", "fireworks", "deepseek"}
+)  # the endpoint would refuse the same request again
 
 
 class RejectedRequest(Exception):
@@ -63,7 +68,7 @@ class EngineOptions(BaseModel):
     reasoning_effort: str | None = None
     reasoning_tokens: int | None = None
     cache: bool = True
-    extra: dict[str, Any] = Field(default_factory=dict)
+    backoff_s: float | None = None
 
     def generate_config(self, max_tokens: int | None = None) -> GenerateConfig:
         """Inspect's settings for one request; ``max_tokens`` overrides the cap (a retry with more room)."""
@@ -100,7 +105,7 @@ class Completion:
 # One event loop per process runs every model request.
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
-_models: dict[tuple[str, str | None, str], Model] = {}
+_models: dict[tuple[str, str | None, str, float | None], Model] = {}
 
 
 def _engine_loop() -> asyncio.AbstractEventLoop:
@@ -118,19 +123,27 @@ def run_on_engine(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run_coroutine_threadsafe(coroutine, _engine_loop()).result()
 
 
-def inspect_model(spec: ModelSpec, api_key: str) -> Model:
-    """The Inspect model for ``spec``, one per model, endpoint and key in a process (so its SDK client and
-    connections are shared by the episodes)."""
-    key = (spec.inspect_name, spec.base_url, api_key)
+def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None) -> Model:
+    """The Inspect model for ``spec``, one per model, endpoint, key and backoff in a process (so its SDK client
+    and connections are shared by the episodes).
+
+    Inspect retries; the SDK under it is told not to (where it would), so ``retries`` means what it says.
+    ``backoff_s`` replaces Inspect's first wait between retries (3 s, doubling, with as much jitter).
+    """
+    key = (spec.inspect_name, spec.base_url, api_key, backoff_s)
     with _loop_lock:
         model = _models.get(key)
     if model is not None:
         return model
+    model_args: dict[str, Any] = {"max_retries": 0} if spec.provider in SDK_RETRYING_PROVIDERS else {}
 
     async def make() -> Model:
-        return get_model(spec.inspect_name, base_url=spec.base_url, api_key=api_key, memoize=False)
+        return get_model(spec.inspect_name, base_url=spec.base_url, api_key=api_key, memoize=False, **model_args)
 
     model = run_on_engine(make())
+    if backoff_s is not None:
+        wait = tenacity.wait_exponential_jitter(initial=backoff_s, max=30 * 60, jitter=backoff_s)
+        model.api.retry_wait = lambda: wait  # type: ignore[method-assign]  # ModelAPI's hook for its wait
     with _loop_lock:
         return _models.setdefault(key, model)
 
@@ -194,7 +207,7 @@ class ModelEngine:
         self.spec = spec
         self.options = options
         self.redact = Redactor(api_key)
-        self.model = inspect_model(spec, api_key)
+        self.model = inspect_model(spec, api_key, options.backoff_s)
 
     @property
     def base_url(self) -> str | None:

@@ -172,6 +172,21 @@ BUILTIN_PRICES: dict[str, Price] = {
     "google/gemini-2.5-pro": _price(1.25, 10.0, 0.125),
     "google/gemini-2.5-flash": _price(0.3, 2.5, 0.03),
     "google/gemini-3-pro-preview": _price(2.0, 12.0, 0.2),
+    # Open models as OpenRouter serves them (its routing picks a host; no cache rates published)
+    "openrouter/qwen/qwen3-32b": _price(0.08, 0.24, 0.08),
+    "openrouter/qwen/qwen-2.5-72b-instruct": _price(0.36, 0.40, 0.36),
+    "openrouter/meta-llama/llama-3.1-8b-instruct": _price(0.02, 0.03, 0.02),
+    "openrouter/meta-llama/llama-3.1-70b-instruct": _price(0.40, 0.40, 0.40),
+}
+
+# Context windows of the papers' models that Inspect's model database does not know (the models' cards:
+# Llama 3.1 and Qwen2.5 take 128k tokens).
+CONTEXT_WINDOWS: dict[str, int] = {
+    "openrouter/qwen/qwen-2.5-72b-instruct": 131_072,
+    "openrouter/meta-llama/llama-3.1-8b-instruct": 131_072,
+    "openrouter/meta-llama/llama-3.1-70b-instruct": 131_072,
+    "vllm/meta-llama/Llama-3.1-8B-Instruct": 131_072,
+    "vllm/meta-llama/Llama-3.1-70B-Instruct": 131_072,
 }
 
 # The models of the four papers, named as `--model` takes them (docs/llm.md has the command that runs each);
@@ -186,8 +201,8 @@ PAPER_MODELS: dict[str, str] = {
     "anthropic/claude-sonnet-4": "AutumnBench",
     "google/gemini-2.5-pro": "AutumnBench",
     "openai/gpt-4o-mini": "Plancraft",
-    "vllm/meta-llama/Llama-3.1-8B-Instruct": "Plancraft",
-    "vllm/meta-llama/Llama-3.1-70B-Instruct": "Plancraft",
+    "openrouter/meta-llama/llama-3.1-8b-instruct": "Plancraft",
+    "openrouter/meta-llama/llama-3.1-70b-instruct": "Plancraft",
 }
 
 
@@ -248,7 +263,7 @@ def model_facts(spec: ModelSpec, table: dict[str, Price]) -> ModelFacts:
     return ModelFacts(
         model=spec.id,
         provider=spec.provider,
-        context_window=info.context_length if info else None,
+        context_window=info.context_length if info and info.context_length else CONTEXT_WINDOWS.get(spec.id),
         output_limit=info.output_tokens if info else None,
         price=find_price(spec, table),
         key_variable=spec.key_variable,
