@@ -40,6 +40,9 @@ CLAIM = {
 }
 
 
+PRICE = {"input": 1.0, "output": 4.0, "cache_read": 0.25}
+
+
 def call(tool: str, args: Mapping[str, object] | None = None) -> Calls:
     return Calls([(tool, json.dumps(args or {}))])
 
@@ -49,7 +52,7 @@ def task() -> Task:
 
 
 @pytest.fixture
-def played(tmp_path, monkeypatch) -> Iterator[tuple[Episode, FakeEndpoint]]:
+def played(tmp_path, tmp_path_factory, monkeypatch) -> Iterator[tuple[Episode, FakeEndpoint]]:
     """The engineer asks once; the scientist places a button and presses 51 times (the 51st is refused), reports,
     updates the book and answers; the engineer places its own button, presses (refused: the budget is spent) and
     submits."""
@@ -62,6 +65,9 @@ def played(tmp_path, monkeypatch) -> Iterator[tuple[Episode, FakeEndpoint]]:
     engineer: list[Calls | Say] = [call("ask_scientist", {"question": "How long does a button stay on?"}), *scientist]
     engineer += [call("set_block", BUTTON), call("activate_button"), call("submit"), Say("done")]
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", "test-key")
+    prices = tmp_path_factory.mktemp("prices") / "prices.json"
+    prices.write_text(json.dumps({"openai-compatible/fake": PRICE}))
+    monkeypatch.setenv("DISCOGYM_PRICES", str(prices))
     with FakeEndpoint() as fake:
         fake.script.extend(engineer)
         agent = AgentOptions(name="llm", model=model_for(fake), options={"retries": "1", "timeout_s": "5"})
@@ -83,6 +89,14 @@ def test_the_scientists_session_is_logged_inside_the_engineers_call_with_its_tok
     assert all(e.usage is not None and e.usage.input_tokens > 0 for e in session.events)
     engineer_tokens = sum(e.usage.input_tokens for e in episode.events if e.usage)
     assert episode.usage().input_tokens == engineer_tokens + session.usage().input_tokens
+    for event in [*episode.events, *session.events]:  # the scientist's calls priced as the engineer's
+        if event.usage is not None:
+            used = event.usage
+            fresh = used.input_tokens - used.cached_tokens
+            expected = (fresh * 1.0 + used.cached_tokens * 0.25 + used.output_tokens * 4.0) / 1e6
+            assert used.cost_usd == pytest.approx(expected) and used.cost_usd > 0
+    engineer_cost = sum(e.usage.cost_usd for e in episode.events if e.usage)
+    assert episode.usage().cost_usd == pytest.approx(engineer_cost + session.usage().cost_usd)
     assert "10 rt" in ask.result.text and "Button pulse" in ask.result.text  # the answer and the book
 
 
