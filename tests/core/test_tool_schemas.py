@@ -158,19 +158,30 @@ def test_mcp_clients_get_the_schema_with_its_defs_and_calls_through_it_work(tmp_
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_model_apis_are_sent_the_schema_whole(provider):
-    pytest.importorskip("openai")
-    pytest.importorskip("anthropic")
-    from discogym.llm.clients import ChatMessage, ClientOptions, make_client
+def test_model_apis_are_sent_the_schema_with_its_references_inlined(provider):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.model import ChatMessageUser
+
+    from discogym.llm.engine import EngineOptions, ModelEngine, tool_info
     from discogym.llm.models import parse_model
     from tests.llm.fake_endpoint import FakeEndpoint
 
     spec = Tool("paint", "Paint cells.", PaintArgs, "paint").spec()
     with FakeEndpoint() as fake:
         url = fake.root if provider == "anthropic" else fake.url
-        client = make_client(parse_model(f"{provider}/fake@{url}"), "sk-test", ClientOptions(max_retries=0))
-        client.complete([ChatMessage(role="user", text="Paint a cell.")], [spec])
-        (request,) = fake.requests
+        engine = ModelEngine(parse_model(f"{provider}/fake@{url}"), "sk-test", EngineOptions(retries=0))
+        engine.complete([ChatMessageUser(content="Paint a cell.")], [tool_info(spec)])
+        request = fake.requests[-1]
     sent = request.body["tools"][0]
-    schema = sent["input_schema"] if provider == "anthropic" else sent["function"]["parameters"]
-    assert schema == PAINT_SCHEMA
+    schema = sent["input_schema"] if provider == "anthropic" else sent["parameters"]  # OpenAI's Responses API
+    # Inspect inlines references (keeping a reference's own description) and gives every argument a
+    # description; the constraints the model needs arrive whole.
+    corner = PAINT_SCHEMA["$defs"]["Corner"]
+    assert schema["properties"]["colour"] == {"type": "string", "description": "the paint", "enum": ["red", "blue"]}
+    assert schema["properties"]["corners"]["items"] == {"type": "object", **corner}
+    assert schema["properties"]["title"] == {
+        "type": "string",
+        "description": "a caption for the painting",
+        "default": "",
+    }
+    assert (schema["required"], schema["additionalProperties"]) == (["colour", "corners"], False)

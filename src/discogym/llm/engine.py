@@ -151,7 +151,7 @@ def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None)
 def inspect_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     """A tool's JSON schema as Inspect takes it: references inlined (Inspect drops ``$ref``), and a description
     on every argument (Inspect requires one)."""
-    inlined: dict[str, Any] = jsonref.replace_refs(parameters, proxies=False, lazy_load=False)
+    inlined: dict[str, Any] = jsonref.replace_refs(parameters, proxies=False, lazy_load=False, merge_props=True)
     inlined.pop("$defs", None)
     properties = {
         name: {"description": name.replace("_", " "), **schema}
