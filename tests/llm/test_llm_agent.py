@@ -12,7 +12,7 @@ from discogym.core.running.storage import RunDir
 from discogym.llm.redaction import Redactor
 from tests.core.toy_suite import PICTURE, suite
 from tests.llm.conftest import SECRET, episodes, llm_options, run_llm
-from tests.llm.fake_endpoint import Calls, Delay, Drop, Normal, Raw, Say, Status, conversation_texts
+from tests.llm.fake_endpoint import Calls, Delay, Drop, Normal, Raw, Say, Status, conversation_texts, prompt_tokens
 
 PROVIDERS_AND_MODES = [
     ("openai-compatible", "native"),
@@ -55,11 +55,14 @@ def test_tokens_are_counted_as_the_endpoint_reports_them(tmp_path, fake):
     first = episodes(tmp_path / "openai")[0].events[0].usage
     sent = len(json.dumps(openai_requests[0].body["messages"], sort_keys=True)) // 4
     assert first is not None and (first.input_tokens, first.cached_tokens) == (sent, sent // 4)
-    # Anthropic reports cache reads apart from input_tokens; discogym's input counts them in.
+    # Anthropic reports cache reads and writes apart from input_tokens; discogym's input counts them in.
     anthropic_requests = [r for r in fake.requests if r.path.endswith("/messages")]
-    first = episodes(tmp_path / "anthropic")[0].events[0].usage
-    sent = len(json.dumps(anthropic_requests[0].body["messages"], sort_keys=True)) // 4
-    assert first is not None and (first.input_tokens, first.cached_tokens) == (sent, sent // 4)
+    first, second = (e.usage for e in episodes(tmp_path / "anthropic")[0].events[:2])
+    assert first is not None and second is not None
+    assert first.input_tokens == prompt_tokens(anthropic_requests[0].body, "anthropic")
+    assert (first.cached_tokens, first.cache_write_tokens) == (0, first.input_tokens)  # all written, none read
+    assert second.input_tokens == prompt_tokens(anthropic_requests[1].body, "anthropic")
+    assert second.cached_tokens == first.cache_write_tokens and second.cache_write_tokens > 0
 
 
 def test_costs_follow_the_price_table_and_users_can_add_prices(tmp_path, fake, monkeypatch):
@@ -300,16 +303,18 @@ def test_llm_needs_a_model():
 
 def test_reply_caps_and_temperature_reach_the_endpoint_under_each_apis_name(tmp_path, fake, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
-    official = llm_options(fake, max_tokens="64", temperature="0").model_copy(update={"model": "openai/gpt-5"})
+    official = llm_options(fake, max_tokens="64").model_copy(update={"model": "openai/gpt-4o"})
     run_llm(tmp_path / "openai", official, tasks=["tiny-00"])
-    run_llm(tmp_path / "local", llm_options(fake, max_tokens="64"), tasks=["tiny-00"])
+    reasoning = llm_options(fake, max_tokens="64").model_copy(update={"model": "openai/gpt-5"})
+    run_llm(tmp_path / "gpt-5", reasoning, tasks=["tiny-00"])
+    run_llm(tmp_path / "local", llm_options(fake, max_tokens="64", temperature="0.5"), tasks=["tiny-00"])
     run_llm(tmp_path / "anthropic", llm_options(fake, "anthropic"), tasks=["tiny-00"])
     bodies = {(r.body["model"], r.path.rsplit("/", 1)[-1]): r.body for r in fake.requests}
-    official_body, local_body = bodies[("gpt-5", "completions")], bodies[("fake", "completions")]
-    assert official_body["max_completion_tokens"] == 64 and "max_tokens" not in official_body
-    assert official_body["temperature"] == 0
-    assert local_body["max_tokens"] == 64 and "temperature" not in local_body
-    assert bodies[("fake", "messages")]["max_tokens"] == 4096  # Anthropic requires a cap; this is the default
+    official_body, local_body = bodies[("gpt-4o", "completions")], bodies[("fake", "completions")]
+    assert official_body["max_tokens"] == 64 and "temperature" not in official_body
+    assert bodies[("gpt-5", "responses")]["max_output_tokens"] == 64  # GPT-5 goes through the Responses API
+    assert local_body["max_tokens"] == 64 and local_body["temperature"] == 0.5
+    assert bodies[("fake", "messages")]["max_tokens"] > 0  # Anthropic requires a cap; Inspect sets one
 
 
 DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
@@ -317,7 +322,10 @@ DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 @pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])
 def test_a_deeply_nested_reply_is_a_fault_like_any_unreadable_reply(tmp_path, fake, provider):
-    fake.script.append(Raw(DEEP_JSON))
+    # Anthropic's replies are streamed (server-sent events): the nesting arrives as an event's data.
+    fake.script.append(
+        Raw(b"event: message_start\ndata: " + DEEP_JSON + b"\n\n" if provider == "anthropic" else DEEP_JSON)
+    )
     agent = llm_options(fake, provider)
     summary = run_llm(tmp_path, agent, tasks=["tiny-00"])
     assert (summary.written, summary.complete) == (0, False)  # retried on the next pass, not the agent's failure
