@@ -215,7 +215,7 @@ class LLMAgent(Agent):
                         message=problem, usage=usage, reasoning=reasoning, termination=Termination.NO_ANSWER
                     )
                 room_asked = True
-                cap = 2 * max(self.engine.default_max_tokens() or 0, spent, ACTION_ROOM // 2)
+                cap = 2 * max(self.engine.default_max_tokens() or 0, spent)
                 continue  # asked again with more room, not counted as an unreadable reply
             call, problem = self._read(completion)
             if call is not None:
