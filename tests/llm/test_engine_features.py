@@ -2,6 +2,8 @@
 caching, reasoning in each provider's form, thinking blocks across tool turns, more providers, and a reply that
 spends its whole output budget on reasoning."""
 
+from typing import Any
+
 import pytest
 
 from discogym.core import AgentOptions, Termination
@@ -13,14 +15,16 @@ from tests.llm.fake_endpoint import Exhausted, FakeEndpoint, Request
 def model(fake: FakeEndpoint, name: str, **options: str) -> AgentOptions:
     """The llm agent on ``name`` (an Inspect model name) pointed at the fake endpoint."""
     root = name.startswith(("anthropic/", "google/"))
-    return llm_options(fake, **options).model_copy(update={"model": f"{name}@{fake.root if root else fake.url}"})
+    return llm_options(fake, "openai-compatible", None, None, **options).model_copy(
+        update={"model": f"{name}@{fake.root if root else fake.url}"}
+    )
 
 
 def messages_requests(fake: FakeEndpoint) -> list[Request]:
     return [r for r in fake.requests if r.path.endswith("/messages")]
 
 
-def cache_markers(body: dict) -> list[str]:
+def cache_markers(body: dict[str, Any]) -> list[str]:
     """Where an Anthropic request carries cache_control: the request itself (automatic caching: a breakpoint on
     its last block, the newest turn), tools, system, and the messages by index."""
     places = ["request"] if "cache_control" in body else []
@@ -91,7 +95,8 @@ def test_an_anthropic_thinking_budget_is_sent_and_signed_thinking_comes_back_on_
     thinking = [block for block in replies[0]["content"] if block["type"] == "thinking"]
     assert thinking and thinking[0]["signature"] and "Bisecting" in thinking[0]["thinking"]
     events = episodes(tmp_path)[0].events
-    assert events[0].reasoning == thinking[0]["thinking"] and events[0].usage.reasoning_tokens > 0
+    used = events[0].usage
+    assert events[0].reasoning == thinking[0]["thinking"] and used is not None and used.reasoning_tokens > 0
 
 
 def test_google_and_openrouter_models_reach_a_local_endpoint_in_their_wire_formats(tmp_path, fake, monkeypatch):
@@ -120,7 +125,8 @@ def test_a_reply_that_spends_its_budget_on_reasoning_is_asked_again_with_more_ro
     assert (first.body["max_tokens"], second.body["max_tokens"]) == (300, 600)
     episode = episodes(tmp_path)[0]
     assert episode.score.value == 1.0 and episode.outcome.termination == Termination.SUBMITTED
-    assert episode.events[0].usage.output_tokens >= 300  # the spent reply is paid for, on the call it led to
+    spent = episode.events[0].usage
+    assert spent is not None and spent.output_tokens >= 300  # the spent reply is paid for, on the call it led to
 
 
 def test_a_reply_that_spends_its_budget_on_reasoning_twice_is_a_no_answer_that_says_why(tmp_path, fake):
@@ -130,4 +136,5 @@ def test_a_reply_that_spends_its_budget_on_reasoning_twice_is_a_no_answer_that_s
     assert episode.outcome.termination == Termination.NO_ANSWER and episode.events == []
     assert "spent its whole output budget (600 tokens) on reasoning" in str(episode.outcome.agent_message)
     assert [r.body["max_tokens"] for r in messages_requests(fake)] == [300, 600]
-    assert episode.outcome.final_usage.output_tokens == 900 and episode.outcome.final_reasoning
+    final = episode.outcome.final_usage
+    assert final is not None and final.output_tokens == 900 and episode.outcome.final_reasoning
