@@ -66,3 +66,31 @@ def test_a_model_without_a_key_is_skipped_and_a_budget_is_applied(tmp_path):
     by_agent = {e.key.agent: e for e in episodes(tmp_path / "budget")}
     assert by_agent["llm"].outcome.termination == "token_limit" and by_agent["llm"].key.token_limit == 50
     assert by_agent["bisect"].key.token_limit is None
+
+
+def test_models_lists_the_papers_models_with_windows_prices_and_whether_each_key_is_set(tmp_path):
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"vllm/my-llama": {"input": 0.1, "output": 0.2}}))
+    shown = run_discogym("models", "--json", OPENAI_API_KEY="sk-x", ANTHROPIC_API_KEY="", DISCOGYM_PRICES=str(prices))
+    assert shown.returncode == 0, shown.stderr
+    models = {m["model"]: m for m in json.loads(shown.stdout)["models"]}
+    papers = [
+        "openai/gpt-5.2",
+        "google/gemini-3-pro-preview",
+        "anthropic/claude-opus-4-5",
+        "openrouter/qwen/qwen3-32b",
+        "openrouter/qwen/qwen-2.5-72b-instruct",
+        "openai/o3",
+        "anthropic/claude-sonnet-4",
+        "google/gemini-2.5-pro",
+        "openai/gpt-4o-mini",
+        "openrouter/meta-llama/llama-3.1-8b-instruct",
+        "openrouter/meta-llama/llama-3.1-70b-instruct",
+    ]
+    for name in papers:
+        assert models[name]["context_window"] > 0 and models[name]["price"]["input"] > 0, name
+    opus = models["anthropic/claude-opus-4-5"]
+    assert (opus["context_window"], opus["output_limit"]) == (200_000, 64_000)
+    assert (opus["price"]["cache_write"], opus["price"]["cache_read"]) == (6.25, 0.5)
+    assert models["openai/gpt-5.2"]["key_set"] and not opus["key_set"]
+    assert models["vllm/my-llama"]["price"]["output"] == 0.2 and models["vllm/my-llama"]["key_variable"] is None
