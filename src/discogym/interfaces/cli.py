@@ -239,11 +239,21 @@ def execute_run(
     retries: int,
     listener: "RunListener",
     executor: "Executor | None" = None,
+    concurrency: int = 1,
 ) -> "RunSummary":
     """Run, turning Ctrl-C into a clear message and exit code."""
     from discogym.core.running.runner import Runner
 
-    runner = Runner(suite, config, out, workers=workers, retries=retries, listener=listener, executor=executor)
+    runner = Runner(
+        suite,
+        config,
+        out,
+        workers=workers,
+        concurrency=concurrency,
+        retries=retries,
+        listener=listener,
+        executor=executor,
+    )
     previous_term = signal.signal(signal.SIGTERM, runner.interrupt)  # `kill PID` stops as cleanly as Ctrl-C
     previous_int = signal.signal(signal.SIGINT, runner.interrupt)
     try:
@@ -288,6 +298,14 @@ CostLimitOption = Annotated[float | None, typer.Option(help="Per-episode budget 
 RepeatsOption = Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")]
 SeedOption = Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")]
 WorkersOption = Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")]
+ConcurrencyOption = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Episodes played at once in each process, in threads: for agents that wait on a model (llm). "
+        "Multiplies with --workers.",
+    ),
+]
 
 
 class Backend(StrEnum):
@@ -297,12 +315,15 @@ class Backend(StrEnum):
     ray = "ray"
 
 
-def executor_of(backend: Backend, address: str | None, workers: int) -> "Executor | None":
-    """The executor ``--backend`` asks for: None (the runner's own, by ``--workers``) for local runs."""
+def executor_of(backend: Backend, address: str | None, workers: int, concurrency: int = 1) -> "Executor | None":
+    """The executor ``--backend`` asks for: None (the runner's own, by ``--workers`` and ``--concurrency``) for
+    local runs."""
     if backend is Backend.local:
         if address is not None:
             raise UserError("--address names a Ray cluster: use it with --backend ray")
         return None
+    if concurrency > 1:
+        raise UserError("--concurrency is not supported with --backend ray: Ray plays one episode per task")
     from discogym.core.running.ray_executor import RayExecutor
 
     return RayExecutor(address, workers if workers > 1 else None)
@@ -344,6 +365,7 @@ def run(
     ] = SettingChoice.independent,
     out: Annotated[Path | None, typer.Option(parser=out_folder, help="Run directory (default: runs/SUITE).")] = None,
     workers: WorkersOption = 1,
+    concurrency: ConcurrencyOption = 1,
     retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
     backend: Annotated[
         Backend,
@@ -381,8 +403,8 @@ def run(
             stderr.print(styled("skipped:", "yellow", message), highlight=False)
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
-        executor = executor_of(backend, address, workers)
-        summary = execute_run(suite, config, out, workers, retries, listener, executor)
+        executor = executor_of(backend, address, workers, concurrency)
+        summary = execute_run(suite, config, out, workers, retries, listener, executor, concurrency)
     if as_json:
         print_json(run_summary_document(summary))
     else:
@@ -493,6 +515,7 @@ def sweep(
         ),
     ] = None,
     workers: WorkersOption = 1,
+    concurrency: ConcurrencyOption = 1,
     quiet: QuietOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -519,7 +542,7 @@ def sweep(
             config = _sweep_config(suite, requested, repeats, seed)
             if config is None:
                 continue
-            summary, built = _sweep_suite(suite, config, out / suite.name, workers, quiet)
+            summary, built = _sweep_suite(suite, config, out / suite.name, workers, concurrency, quiet)
             summaries.append(summary)
             reports.append(built)
             results[suite.name] = {"run": run_summary_document(summary), "report": built.model_dump(mode="json")}
@@ -559,7 +582,7 @@ def _sweep_config(
 
 
 def _sweep_suite(
-    suite: "Suite", config: "RunConfig", out: Path, workers: int, quiet: bool
+    suite: "Suite", config: "RunConfig", out: Path, workers: int, concurrency: int, quiet: bool
 ) -> tuple["RunSummary", "RunReport"]:
     from discogym.core.reporting.plots import plots_available
     from discogym.core.reporting.run_report import build_report
@@ -567,7 +590,7 @@ def _sweep_suite(
     from discogym.interfaces.progress import ProgressBar
 
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
-    summary = execute_run(suite, config, out, workers, 0, listener)
+    summary = execute_run(suite, config, out, workers, 0, listener, concurrency=concurrency)
     return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
 
 

@@ -50,8 +50,9 @@ class RunSummary:
 
 
 class Runner:
-    """Plays the episodes of a run that have no file yet, with ``executor``; without one, ``workers`` at a
-    time in worker processes, or in this process for one worker."""
+    """Plays the episodes of a run that have no file yet, with ``executor``; without one, in this process for
+    one worker or in ``workers`` worker processes, each process playing up to ``concurrency`` episodes at once
+    in threads (for agents that spend their time waiting on a model)."""
 
     def __init__(
         self,
@@ -60,18 +61,21 @@ class Runner:
         out: Path,
         *,
         workers: int = 1,
+        concurrency: int = 1,
         retries: int = 0,
         listener: RunListener | None = None,
         executor: Executor | None = None,
     ) -> None:
         if workers < 1:
             raise UserError("--workers must be at least 1")
+        if concurrency < 1:
+            raise UserError("--concurrency must be at least 1")
         if retries < 0:
             raise UserError("--retries cannot be negative")
         self.suite = suite
         self.config = config
         self.run_dir = RunDir(out)
-        self.executor = executor or executor_for(workers)
+        self.executor = executor or executor_for(workers, concurrency)
         self.retries = retries
         self.listener = listener or RunListener()
         self.interrupted = False
