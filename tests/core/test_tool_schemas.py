@@ -37,7 +37,7 @@ class PaintArgs(ToolArgs):
     layer: int = Field(default=0, title="Layer number")
 
 
-PAINT_SCHEMA = {
+PAINT_SCHEMA: dict[str, Any] = {
     "$defs": {
         "Colour": {"enum": ["red", "blue"], "type": "string"},
         "Corner": {
