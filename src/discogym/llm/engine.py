@@ -11,6 +11,7 @@ threads at once (``--concurrency``) share the loop, the SDK clients and their co
 """
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import math
 import os
@@ -47,6 +48,7 @@ T = TypeVar("T")
 # episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
 MAX_CONNECTIONS = 1024
 REFUSED_STATUSES = (400, 422)
+WAKE_SECONDS = 0.25
 # Providers whose SDK client retries on its own unless told not to (the OpenAI and Anthropic SDKs and those
 # built on them); Inspect's retries are the only ones wanted.
 SDK_RETRYING_PROVIDERS = frozenset(
@@ -119,8 +121,19 @@ def _engine_loop() -> asyncio.AbstractEventLoop:
 
 
 def run_on_engine(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` on the engine's event loop and wait for its result in this thread."""
-    return asyncio.run_coroutine_threadsafe(coroutine, _engine_loop()).result()
+    """Run ``coroutine`` on the engine's event loop and wait for its result in this thread.
+
+    The wait wakes every :data:`WAKE_SECONDS`, so an exception raised into this thread (a run that stops its
+    episodes) is met within that time; the request is then cancelled rather than left waiting on the model.
+    """
+    future = asyncio.run_coroutine_threadsafe(coroutine, _engine_loop())
+    try:
+        while not future.done():
+            concurrent.futures.wait([future], timeout=WAKE_SECONDS)
+    except BaseException:
+        future.cancel()
+        raise
+    return future.result()
 
 
 def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None) -> Model:

@@ -224,7 +224,7 @@ class _EpisodeAbandoned(BaseException):
     unwritten (a BaseException: no agent or environment code catches it as an error of its own)."""
 
 
-def _raise_in_thread(ident: int, exception: type[BaseException]) -> None:
+def raise_in_thread(ident: int, exception: type[BaseException]) -> None:
     """Have the thread ``ident`` raise ``exception`` at its next Python instruction (CPython's
     PyThreadState_SetAsyncExc; a thread blocked in C, on a socket say, raises once the call returns)."""
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exception))
@@ -308,7 +308,7 @@ class _EpisodeThreads:
             self._abandoned = True
             playing = list(self._playing.items())
             for ident, _ in playing:
-                _raise_in_thread(ident, _EpisodeAbandoned)
+                raise_in_thread(ident, _EpisodeAbandoned)
             self._state.wait_for(lambda: self._writing == 0, timeout=WRITE_WAIT_SECONDS)
         deadline = time.monotonic() + ABANDON_GRACE_SECONDS
         for _, thread in playing:
