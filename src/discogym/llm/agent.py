@@ -81,16 +81,8 @@ class LLMSettings(BaseModel):
         max_tokens = self.max_tokens
         if self.reasoning_tokens is not None and (max_tokens is None or max_tokens <= self.reasoning_tokens):
             max_tokens = self.reasoning_tokens + ACTION_ROOM
-        return EngineOptions(
-            timeout_s=self.timeout_s,
-            retries=self.retries,
-            max_tokens=max_tokens,
-            temperature=self.temperature,
-            reasoning_effort=self.reasoning_effort,
-            reasoning_tokens=self.reasoning_tokens,
-            cache=self.cache,
-            backoff_s=self.backoff_s,
-        )
+        shared = self.model_dump(include=set(EngineOptions.model_fields) - {"max_tokens"})
+        return EngineOptions(**shared, max_tokens=max_tokens)
 
 
 def describe_tools(tools: list[ToolSpec]) -> str:
