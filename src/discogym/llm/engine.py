@@ -25,6 +25,7 @@ import tenacity
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
+    Content,
     ContentImage,
     ContentReasoning,
     ContentText,
@@ -182,11 +183,11 @@ def tool_info(spec: ToolSpec) -> ToolInfo:
     )
 
 
-def contents(text: str, images: list[ToolImage]) -> str | list[ContentText | ContentImage]:
+def contents(text: str, images: list[ToolImage]) -> str | list[Content]:
     """A message's content: its text, with the pictures after it."""
     if not images:
         return text
-    pictures = [ContentImage(image=f"data:{image.media_type};base64,{image.data_base64}") for image in images]
+    pictures: list[Content] = [ContentImage(image=f"data:{i.media_type};base64,{i.data_base64}") for i in images]
     return [ContentText(text=text), *pictures]
 
 

@@ -19,20 +19,17 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
     Content,
-    ContentImage,
-    ContentText,
-    ModelUsage,
 )
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolDef, ToolError
 from inspect_ai.util import LimitExceededError, StoreModel
 
-from discogym.core import Episode, Termination, ToolCall, ToolImage, ToolSpec, Usage, all_suites, get_suite
+from discogym.core import Episode, Termination, ToolCall, ToolSpec, all_suites, get_suite
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.episodes import LIMIT_MESSAGE, SCORER, replay_sample, sample_episode
-from discogym.llm.engine import tool_info
+from discogym.llm.engine import contents, tool_info, usage_of
 from discogym.llm.prompts import SYSTEM_PROMPT  # the words discogym's own model agent starts from
 
 Names = str | list[str] | None  # one name, several separated by commas, or a list
@@ -122,13 +119,14 @@ def play_episode() -> Solver:
             context = recorder.context()
             state.messages = [
                 ChatMessageSystem(content=context.system_prompt or SYSTEM_PROMPT),
-                ChatMessageUser(content=_contents(recorder.brief, recorder.brief_images)),
+                ChatMessageUser(content=contents(recorder.brief, recorder.brief_images)),
             ]
             state.tools = [_tool(recorder, spec) for spec in recorder.tools]
             while not recorder.over:
                 before = len(recorder.events)
                 state = await generate(state, tool_calls="single")
-                message, usage = state.output.message, _usage(state.output.usage)
+                output = state.output
+                message, usage = output.message, usage_of(output.usage) if output.usage is not None else None
                 progress.steps = len(recorder.events)
                 if len(recorder.events) > before:
                     recorder.credit(before + 1, message.text or None, usage)
@@ -159,17 +157,6 @@ def record_sample(recorder: EpisodeRecorder, out: str | None) -> Episode:
     return episode
 
 
-def _usage(usage: ModelUsage | None) -> Usage | None:
-    if usage is None:
-        return None
-    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-
-
-def _contents(text: str, images: list[ToolImage]) -> list[Content]:
-    pictures: list[Content] = [ContentImage(image=f"data:{i.media_type};base64,{i.data_base64}") for i in images]
-    return [ContentText(text=text), *pictures]
-
-
 def _tool(recorder: EpisodeRecorder, spec: ToolSpec) -> ToolDef:
     async def execute(**arguments: Any) -> str | list[Content]:
         try:
@@ -178,7 +165,7 @@ def _tool(recorder: EpisodeRecorder, spec: ToolSpec) -> ToolDef:
             raise ToolError(f"the environment failed: {err}") from None
         if not result.ok:
             raise ToolError(result.text)
-        return _contents(result.text, result.images) if result.images else result.text
+        return contents(result.text, result.images)
 
     return ToolDef(
         execute,
