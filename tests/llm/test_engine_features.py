@@ -3,13 +3,15 @@ caching, reasoning in each provider's form, thinking blocks across tool turns, m
 spends its whole output budget on reasoning."""
 
 import asyncio
+import importlib.util
 import threading
 from typing import Any
 
 import pytest
 
-from discogym.core import AgentOptions, Termination
+from discogym.core import AgentOptions, Termination, UserError
 from discogym.core.running.executors import raise_in_thread
+from discogym.llm.agent import make_llm_agent
 from discogym.llm.engine import run_on_engine
 from discogym.llm.models import BUILTIN_PRICES
 from tests.llm.conftest import episodes, llm_options, run_llm
@@ -103,7 +105,7 @@ def test_an_anthropic_thinking_budget_is_sent_and_signed_thinking_comes_back_on_
     assert events[0].reasoning == thinking[0]["thinking"] and used is not None and used.reasoning_tokens > 0
 
 
-def test_google_and_openrouter_models_reach_a_local_endpoint_in_their_wire_formats(tmp_path, fake, monkeypatch):
+def test_google_openrouter_and_vllm_models_reach_a_local_endpoint_in_their_wire_formats(tmp_path, fake, monkeypatch):
     monkeypatch.setenv("GOOGLE_API_KEY", "sk-google-test-key")
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-openrouter-test-key")
     run_llm(tmp_path / "google", model(fake, "google/gemini-2.5-pro"), tasks=["tiny-00"])
@@ -115,6 +117,10 @@ def test_google_and_openrouter_models_reach_a_local_endpoint_in_their_wire_forma
     assert google[0].path.endswith("/models/gemini-2.5-pro:generateContent")
     routed = [r for r in fake.requests if r.path.endswith("/chat/completions")]
     assert routed and all(r.body["model"] == "qwen/qwen3-32b" and r.body["reasoning"] for r in routed)
+    run_llm(tmp_path / "vllm", model(fake, "vllm/meta-llama/Llama-3.1-8B-Instruct"), tasks=["tiny-00"])  # a server
+    assert episodes(tmp_path / "vllm")[0].score.value == 1.0 and fake.requests[-1].body["model"].startswith(
+        "meta-llama"
+    )
     for name in ("google", "openrouter"):
         episode = episodes(tmp_path / name)[0]
         assert episode.score.value == 1.0 and episode.usage().reasoning_tokens > 0
@@ -169,3 +175,12 @@ def test_an_episode_stopped_while_it_waits_on_the_model_cancels_its_request():
     raise_in_thread(thread.ident, KeyboardInterrupt)  # how a stopping run ends its episodes' threads
     thread.join(5)
     assert not thread.is_alive() and stopped == [KeyboardInterrupt] and cancelled.wait(5)
+
+
+def test_a_provider_whose_sdk_is_missing_is_a_plain_user_error(fake, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "sk-mistral-test-key")
+    if importlib.util.find_spec("mistralai") is not None:
+        pytest.skip("mistralai is installed here")
+    with pytest.raises(UserError, match=r"pip install mistralai") as raised:
+        make_llm_agent(AgentOptions(name="llm", model=f"mistral/mistral-large-latest@{fake.url}"))
+    assert "[bold]" not in str(raised.value)

@@ -29,6 +29,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolInfo
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from rich.text import Text
 
 from discogym.core import (
     Agent,
@@ -317,5 +318,6 @@ def make_llm_agent(options: AgentOptions) -> Agent:
     except InfrastructureError:
         raise
     except Exception as err:  # Inspect's own refusal: a provider whose SDK is missing, a malformed name
-        raise UserError(f"--model {options.model}: {type(err).__name__}: {err}") from None
+        message = Text.from_markup(str(err)).plain  # Inspect words some of them in rich's markup
+        raise UserError(f"--model {options.model}: {type(err).__name__}: {message}") from None
     return LLMAgent(spec, engine, settings, facts)

@@ -53,7 +53,7 @@ WAKE_SECONDS = 0.25
 # Providers whose SDK client retries on its own unless told not to (the OpenAI and Anthropic SDKs and those
 # built on them); Inspect's retries are the only ones wanted.
 SDK_RETRYING_PROVIDERS = frozenset(
-    {"openai", "anthropic", "openai-compatible", "openrouter", "together", "groq", "fireworks", "deepseek"}
+    {"openai", "anthropic", "openai-compatible", "openrouter"}
 )  # the endpoint would refuse the same request again
 
 
