@@ -56,6 +56,8 @@ class Status:
     code: int
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "scripted failure"
+    error_code: str | None = None
+    """OpenAI's machine-readable ``error.code`` (``context_length_exceeded``), if any."""
 
 
 @dataclass
@@ -803,12 +805,14 @@ _GOOGLE_STATUS = {
 }
 
 
-def error_body(wire: Wire, code: int, message: str) -> bytes:
+def error_body(wire: Wire, code: int, message: str, error_code: str | None = None) -> bytes:
     """The JSON body of an error answer (Gemini's shape for Gemini requests)."""
     if wire in ("google", "google_count"):
         error: dict[str, Any] = {"code": code, "message": message, "status": _GOOGLE_STATUS.get(code, "UNKNOWN")}
+    elif wire == "anthropic":
+        error = {"type": "invalid_request_error" if code == 400 else "scripted", "message": message}
     else:
-        error = {"type": "scripted", "message": message}
+        error = {"type": "scripted", "message": message, "code": error_code}
     return json.dumps({"error": error}).encode()
 
 
@@ -945,7 +949,12 @@ class FakeEndpoint:
                     return
                 streamed = streams(self.path, body)
                 if isinstance(scripted, Status):
-                    self._send(scripted.code, error_body(wire, scripted.code, scripted.message), JSON, scripted.headers)
+                    self._send(
+                        scripted.code,
+                        error_body(wire, scripted.code, scripted.message, scripted.error_code),
+                        JSON,
+                        scripted.headers,
+                    )
                     return
                 if isinstance(scripted, Raw):
                     self._send(200, scripted.body, scripted.content_type or (SSE if streamed else JSON))

@@ -367,3 +367,19 @@ def test_a_model_that_repeats_the_key_does_not_get_it_stored(tmp_path, fake, pro
     stored = [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
     assert not any(form in text for form in (SECRET, spaced, spaced.lower()) for text in stored)
     assert all(SECRET not in text for text in conversation_texts(fake.requests[-1].body))  # nor sent back to it
+
+
+@pytest.mark.parametrize(
+    ("provider", "refusal"),
+    [
+        ("openai-compatible", Status(400, message="too many tokens", error_code="context_length_exceeded")),
+        ("anthropic", Status(400, message="prompt is too long: 250000 tokens > 200000 maximum")),
+    ],
+    ids=["openai", "anthropic"],
+)
+def test_a_conversation_too_long_for_the_context_window_is_a_no_answer_that_says_so(tmp_path, fake, provider, refusal):
+    fake.script.extend([Normal(), refusal])
+    run_llm(tmp_path, llm_options(fake, provider), tasks=["tiny-00"])
+    ended = episodes(tmp_path)[0].outcome
+    assert ended.termination == "no_answer"
+    assert "the conversation no longer fits the model's context window" in str(ended.agent_message)

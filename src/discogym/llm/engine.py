@@ -48,13 +48,16 @@ T = TypeVar("T")
 # Requests in flight per model and process: high, since --concurrency and --workers already bound how many
 # episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
 MAX_CONNECTIONS = 1024
-REFUSED_STATUSES = (400, 422)
+REFUSED_STATUSES = (400, 422)  # the endpoint would refuse the same request again
+# Inspect turns some refusals into a reply with an error: these stop reasons say why.
+REFUSALS = {
+    "model_length": "the conversation no longer fits the model's context window",
+    "content_filter": "the provider's content filter refused the request",
+}
 WAKE_SECONDS = 0.25
 # Providers whose SDK client retries on its own unless told not to (the OpenAI and Anthropic SDKs and those
-# built on them); Inspect's retries are the only ones wanted.
-SDK_RETRYING_PROVIDERS = frozenset(
-    {"openai", "anthropic", "openai-compatible", "openrouter"}
-)  # the endpoint would refuse the same request again
+# built on them, as far as checked); Inspect's retries are the only ones wanted.
+SDK_RETRYING_PROVIDERS = frozenset({"openai", "anthropic", "openai-compatible", "openrouter"})
 
 
 class RejectedRequest(Exception):
@@ -102,7 +105,7 @@ class Completion:
     @property
     def out_of_room(self) -> bool:
         """It stopped at its output cap with nothing usable: the whole budget went to reasoning."""
-        return self.stop_reason in ("max_tokens", "model_length") and not self.tool_calls and not self.text.strip()
+        return self.stop_reason == "max_tokens" and not self.tool_calls and not self.text.strip()
 
 
 # One event loop per process runs every model request.
@@ -253,6 +256,9 @@ class ModelEngine:
             raise InfrastructureError(
                 f"model endpoint {self.spec.id} failed after retries: {self._redacted(err)}"
             ) from None
+        if output.stop_reason in REFUSALS and not output.message.tool_calls:
+            said = self.redact(output.error or output.message.text)
+            raise RejectedRequest(f"{REFUSALS[output.stop_reason]}: {said}")
         if output.error:
             message = self.redact(output.error)
             raise InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {message}")
