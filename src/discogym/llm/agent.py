@@ -9,7 +9,8 @@
 
 In the text modes a reply that cannot be read gets one in-protocol retry (the model is told what was
 wrong); a second unreadable reply ends the episode as a logged no-answer, as does a request the endpoint
-refuses for good.
+refuses for good. A reply that spent its whole output budget on reasoning is asked again once with twice the
+room. The model is reached through :mod:`discogym.llm.engine` (Inspect's model API).
 """
 
 import json
