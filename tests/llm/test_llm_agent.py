@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from discogym.core import Usage, UserError
+from discogym.core import EndingKind, Termination, Usage, UserError
 from discogym.core.running.runner import RunConfig
 from discogym.core.running.storage import RunDir
 from discogym.llm.redaction import Redactor
@@ -377,9 +377,9 @@ def test_a_model_that_repeats_the_key_does_not_get_it_stored(tmp_path, fake, pro
     ],
     ids=["openai", "anthropic"],
 )
-def test_a_conversation_too_long_for_the_context_window_is_a_no_answer_that_says_so(tmp_path, fake, provider, refusal):
+def test_a_conversation_too_long_for_the_context_window_ends_as_a_context_overflow(tmp_path, fake, provider, refusal):
     fake.script.extend([Normal(), refusal])
     run_llm(tmp_path, llm_options(fake, provider), tasks=["tiny-00"])
     ended = episodes(tmp_path)[0].outcome
-    assert ended.termination == "no_answer"
+    assert ended.termination == Termination.CONTEXT_OVERFLOW and ended.termination.kind == EndingKind.LIMIT
     assert "the conversation no longer fits the model's context window" in str(ended.agent_message)

@@ -48,7 +48,15 @@ from discogym.core import (
 )
 from discogym.core.model.errors import MissingCredentials
 from discogym.core.model.tools import parse_json
-from discogym.llm.engine import Completion, EngineOptions, ModelEngine, RejectedRequest, contents, tool_info
+from discogym.llm.engine import (
+    Completion,
+    ContextOverflow,
+    EngineOptions,
+    ModelEngine,
+    RejectedRequest,
+    contents,
+    tool_info,
+)
 from discogym.llm.models import ModelFacts, ModelSpec, Price, model_facts, parse_model, price_table
 from discogym.llm.prompts import SYSTEM_PROMPT
 
@@ -192,6 +200,9 @@ class LLMAgent(Agent):
             self.requests += 1
             try:
                 completion = self.engine.complete(self.messages, self.tools, max_tokens=cap)
+            except ContextOverflow as err:  # a limit of the conversation the agent keeps, not the model's answer
+                message = f"{err} (the agent keeps the whole conversation: nothing could be dropped)"
+                return AgentDecision(message=message, usage=usage, termination=Termination.CONTEXT_OVERFLOW)
             except RejectedRequest as err:
                 if first_request:  # nothing the model did: the model name or an option is wrong for this endpoint
                     raise InfrastructureError(f"the endpoint refused the episode's first request: {err}") from err

@@ -64,6 +64,10 @@ class RejectedRequest(Exception):
     """The endpoint refused this request for good (it would refuse it again)."""
 
 
+class ContextOverflow(RejectedRequest):
+    """The conversation no longer fits the model's context window."""
+
+
 class EngineOptions(BaseModel):
     """How the engine asks its model: the ``llm`` agent's request settings."""
 
@@ -258,7 +262,8 @@ class ModelEngine:
             ) from None
         if output.stop_reason in REFUSALS and not output.message.tool_calls:
             said = self.redact(output.error or output.message.text)
-            raise RejectedRequest(f"{REFUSALS[output.stop_reason]}: {said}")
+            refusal = ContextOverflow if output.stop_reason == "model_length" else RejectedRequest
+            raise refusal(f"{REFUSALS[output.stop_reason]}: {said}")
         if output.error:
             message = self.redact(output.error)
             raise InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {message}")

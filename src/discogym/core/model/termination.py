@@ -14,7 +14,7 @@ class EndingKind(StrEnum):
 
     TASK = "task"  # the environment: the task reached its end (an answer submitted, the goal reached)
     AGENT = "agent"  # the agent chose to stop, or gave nothing usable to go on with
-    LIMIT = "limit"  # a limit cut it short: steps, wall-clock time, tokens, dollars, turns
+    LIMIT = "limit"  # a limit cut it short: steps, wall-clock time, tokens, dollars, turns, a context window
     ERROR = "error"  # a bug of the environment or the agent stopped it
     ABANDONED = "abandoned"  # its player or client left before the end
 
@@ -44,6 +44,7 @@ class Termination(StrEnum):
     COST_LIMIT = "cost_limit"  # the agent's dollar budget (--cost-limit), or an agent CLI's own
     TURN_LIMIT = "turn_limit"  # an agent CLI's turn cap, or an Inspect limit (messages, tokens, time)
     CONFORMANCE_STEP_CAP = "conformance_step_cap"  # discogym check-suite's cap on a random episode
+    CONTEXT_OVERFLOW = "context_overflow"  # a model's conversation outgrew its context window, nothing left to drop
     # Stopped by an error.
     ENV_ERROR = "env_error"  # a bug of the environment (or of a scorer of its tools)
     AGENT_ERROR = "agent_error"  # a bug of the agent
@@ -78,6 +79,7 @@ _KINDS: dict[Termination, EndingKind] = {
             Termination.COST_LIMIT,
             Termination.TURN_LIMIT,
             Termination.CONFORMANCE_STEP_CAP,
+            Termination.CONTEXT_OVERFLOW,
         ],
         EndingKind.LIMIT,
     ),
