@@ -3,6 +3,7 @@ images, budgets, and faults (malformed replies, 429s, 500s, timeouts, dropped co
 
 import base64
 import json
+from collections import deque
 
 import pytest
 
@@ -383,3 +384,26 @@ def test_a_conversation_too_long_for_the_context_window_ends_as_a_context_overfl
     ended = episodes(tmp_path)[0].outcome
     assert ended.termination == Termination.CONTEXT_OVERFLOW and ended.termination.kind == EndingKind.LIMIT
     assert "the conversation no longer fits the model's context window" in str(ended.agent_message)
+
+
+def test_a_window_sends_the_head_and_the_newest_turns_with_each_call_beside_its_result(tmp_path, fake):
+    run_llm(tmp_path, llm_options(fake, context="window", window_turns="1"), tasks=["tiny-00"])
+    assert episodes(tmp_path)[0].score.value == 1.0
+    for request in fake.requests[1:]:
+        roles = [m["role"] for m in request.body["messages"]]
+        assert roles == ["system", "user", "assistant", "tool"]  # the brief, then the last reply and its result
+    assert episodes(tmp_path)[0].provenance.agent_settings["context"] == "window"
+
+
+def test_an_overflow_shrinks_the_window_and_asks_again_until_nothing_more_can_be_dropped(tmp_path, fake):
+    too_long = Status(400, message="too many tokens", error_code="context_length_exceeded")
+    fake.script.extend([Normal(), Normal(), too_long])
+    run_llm(tmp_path / "window", llm_options(fake, context="window", window_turns="4"), tasks=["tiny-00"])
+    refused, again = fake.requests[2:4]
+    assert len(again.body["messages"]) < len(refused.body["messages"])  # two turns sent, then one
+    assert episodes(tmp_path / "window")[0].score.value == 1.0
+    fake.script.extend([Normal(), too_long])
+    run_llm(tmp_path / "one", llm_options(fake, context="window", window_turns="1"), tasks=["tiny-00"])
+    ended = episodes(tmp_path / "one")[0].outcome
+    assert ended.termination == Termination.CONTEXT_OVERFLOW and "context=window" in str(ended.agent_message)
+    assert fake.script == deque()  # the overflowing request was not sent again

@@ -25,6 +25,8 @@ OPTIONS = (
     "reasoning_effort",
     "reasoning_tokens",
     "backoff_s",
+    "context",
+    "window_turns",
 )
 
 

@@ -48,6 +48,7 @@ from discogym.core import (
 )
 from discogym.core.model.errors import MissingCredentials
 from discogym.core.model.tools import parse_json
+from discogym.llm.context import context_policy
 from discogym.llm.engine import (
     Completion,
     ContextOverflow,
@@ -85,6 +86,8 @@ class LLMSettings(BaseModel):
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
     reasoning_tokens: int | None = Field(default=None, ge=1)
     backoff_s: float | None = Field(default=None, gt=0)
+    context: Literal["full", "window"] = "full"
+    window_turns: int = Field(default=20, ge=1)
 
     def engine_options(self) -> EngineOptions:
         """The request settings; a reasoning budget gets an output cap with room for the action after it."""
@@ -149,6 +152,7 @@ class LLMAgent(Agent):
         self.queued: list[InspectToolCall] = []  # calls of the last native reply still to make
         self.answering: InspectToolCall | None = None
         self.requests = 0
+        self.context = context_policy(config.context, config.window_turns)
 
     @property
     def price(self) -> Price | None:
@@ -199,9 +203,9 @@ class LLMAgent(Agent):
             first_request = self.requests == 0
             self.requests += 1
             try:
-                completion = self.engine.complete(self.messages, self.tools, max_tokens=cap)
-            except ContextOverflow as err:  # a limit of the conversation the agent keeps, not the model's answer
-                message = f"{err} (the agent keeps the whole conversation: nothing could be dropped)"
+                completion = self._complete(cap)
+            except ContextOverflow as err:  # a limit of the conversation the agent sends, not the model's answer
+                message = f"{err} (context={self.context.name}: nothing more could be dropped)"
                 return AgentDecision(message=message, usage=usage, termination=Termination.CONTEXT_OVERFLOW)
             except RejectedRequest as err:
                 if first_request:  # nothing the model did: the model name or an option is wrong for this endpoint
@@ -238,6 +242,16 @@ class LLMAgent(Agent):
             reasoning="\n\n".join(reasonings) or None,
             termination=Termination.NO_ANSWER,
         )
+
+    def _complete(self, cap: int | None) -> Completion:
+        """The model's reply to what the context policy sends; a request too long for the model's window is
+        sent again shorter while the policy can drop more."""
+        while True:
+            try:
+                return self.engine.complete(self.context.prompt(self.messages), self.tools, max_tokens=cap)
+            except ContextOverflow:
+                if not self.context.shrink(self.messages):
+                    raise
 
     def _rules(self) -> str:
         if self.config.mode == "native":
