@@ -139,3 +139,26 @@ def test_any_text_reply_parses_or_is_refused_with_a_value_error(reply):
     except ValueError:
         return
     assert isinstance(call.tool, str) and isinstance(call.args, dict)
+
+
+def test_a_window_keeps_the_head_and_whole_turns():
+    from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageTool, ChatMessageUser
+
+    from discogym.llm.context import FullContext, WindowContext, turns
+
+    head: list[ChatMessage] = [ChatMessageSystem(content="rules"), ChatMessageUser(content="brief")]
+    first: list[ChatMessage] = [ChatMessageAssistant(content="no call"), ChatMessageUser(content="Your reply was bad")]
+    second: list[ChatMessage] = [
+        ChatMessageAssistant(content="two calls"),
+        ChatMessageTool(content="a"),
+        ChatMessageTool(content="b"),
+    ]
+    messages = [*head, *first, *second]
+    assert turns(messages) == [first, second]
+    window = WindowContext(1)
+    assert window.prompt(messages) == [*head, *second]
+    assert WindowContext(5).prompt(messages) == messages
+    assert not window.shrink(messages)  # one turn left: nothing more can go
+    wide = WindowContext(8)
+    assert wide.shrink(messages) and wide.size == 1  # halves what it actually sends (two turns)
+    assert FullContext().prompt(messages) == messages and not FullContext().shrink(messages)
