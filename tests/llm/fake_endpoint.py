@@ -840,8 +840,9 @@ class FakeEndpoint:
     """The server. ``url`` is the OpenAI-style base URL (``.../v1``); ``root`` suits Anthropic's and Google's
     SDKs. Every answer waits ``answer_delay_s`` first (concurrent requests wait side by side)."""
 
-    def __init__(self, port: int = 0, answer_delay_s: float = 0.0) -> None:
+    def __init__(self, port: int = 0, answer_delay_s: float = 0.0, context_window: int | None = None) -> None:
         self.script: deque[Scripted] = deque()
+        self.context_window = context_window  # a longer chat prompt is refused, as a model refuses one
         self.requests: list[Request] = []
         self.lock = threading.Lock()
         self.replies = 0
@@ -918,9 +919,13 @@ class FakeEndpoint:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 wire = wire_format(self.path)
                 counting = wire in ("anthropic_count", "google_count")
+                window = endpoint.context_window
+                too_long = window is not None and wire == "chat" and prompt_tokens(body, wire) > window
                 with endpoint.lock:  # recorded and given its script in arrival order
                     endpoint.requests.append(Request(self.path, headers, body))
-                    scripted = endpoint.script.popleft() if endpoint.script and not counting else None
+                    scripted = endpoint.script.popleft() if endpoint.script and not (counting or too_long) else None
+                if too_long:
+                    scripted = Status(400, message="the prompt is too long", error_code="context_length_exceeded")
                 with contextlib.suppress(OSError):  # the client gave up waiting, or the endpoint was stopped
                     self._answer(wire, body, scripted)
 
