@@ -26,7 +26,16 @@ from discogym.core.running.runner import RunConfig, Runner
 from discogym.core.running.storage import RunDir
 
 MOVES = ["up", "right", "down", "left", "noop"]
-POLICIES = {"full": {"context": "full"}, "window (16 turns)": {"context": "window", "window_turns": "16"}}
+POLICIES = {
+    "full": {"context": "full"},
+    "window (16 turns)": {"context": "window", "window_turns": "16"},
+    "compact (default)": {},
+}
+# What the endpoint answers when asked for a summary: about 400 tokens, the length of a model's summary of its
+# exploration so far.
+SUMMARY = " ".join(
+    f"Try {i}: moving {MOVES[i % 4]} shifted the player one cell; the falling blocks kept their pace." for i in range(20)
+)
 
 
 def oracle_test_calls(task: str, out: Path) -> list[tuple[str, str]]:
@@ -40,9 +49,9 @@ def oracle_test_calls(task: str, out: Path) -> list[tuple[str, str]]:
 
 def play(task: str, calls: list[tuple[str, str]], policy: dict[str, str], window: int | None) -> dict[str, object]:
     suite = get_suite("autumn")
-    with FakeEndpoint(context_window=window) as fake, tempfile.TemporaryDirectory() as folder:
+    with FakeEndpoint(context_window=window, summary=SUMMARY) as fake, tempfile.TemporaryDirectory() as folder:
         fake.script.extend([Calls([call]) for call in calls] + [Say("done")])
-        options = {"retries": "1", "timeout_s": "30", "backoff_s": "0.05", **policy}
+        options = {"retries": "1", "timeout_s": "30", "backoff_s": "0.05", "context_window": str(window), **policy}
         agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options=options)
         config = RunConfig.for_suite(suite, [agent], tasks=[task])
         Runner(suite, config, Path(folder)).run()
@@ -52,6 +61,7 @@ def play(task: str, calls: list[tuple[str, str]], policy: dict[str, str], window
     fresh = usage.input_tokens - usage.cached_tokens
     return {
         "requests": len(sent),
+        "compactions": sum(m.kind == "compaction" for e in episode.events for m in e.memory),
         "peak prompt": max(sent),
         "input billed": usage.input_tokens,
         "cached share": usage.cached_tokens / max(usage.input_tokens, 1),
@@ -71,7 +81,10 @@ def main() -> None:
     global PRICE
     PRICE = args.price
     os.environ.setdefault("OPENAI_COMPATIBLE_API_KEY", "benchmark")
-    print(f"{'world':11} {'policy':18} {'requests':>8} {'peak':>8} {'billed':>11} {'cached':>7} {'dollars':>8}  ending")
+    print(
+        f"{'world':11} {'policy':18} {'requests':>8} {'compact':>7} {'peak':>8} {'billed':>11} {'cached':>7} "
+        f"{'dollars':>8}  ending"
+    )
     for task in args.tasks or ["gravity-1", "gravity-2", "weave-1"]:
         with tempfile.TemporaryDirectory() as folder:
             test = oracle_test_calls(task, Path(folder))
@@ -79,7 +92,8 @@ def main() -> None:
         for name, policy in POLICIES.items():
             row = play(task, exploring + test, policy, args.window)
             print(
-                f"{task:11} {name:18} {row['requests']:>8} {row['peak prompt']:>8,} {row['input billed']:>11,} "
+                f"{task:11} {name:18} {row['requests']:>8} {row['compactions']:>7} {row['peak prompt']:>8,} "
+                f"{row['input billed']:>11,} "
                 f"{row['cached share']:>7.0%} {row['dollars']:>8.2f}  {row['ending']} (score {row['score']})"
             )
 

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from discogym.llm.context import SUMMARY_PROMPT
+
 RESULT = re.compile(r"the hidden digit is (higher than|lower than|equal to) ([0-9])")
 
 DEFAULT_BUDGET = 4096
@@ -389,6 +391,12 @@ def _output_tokens(turn: Turn) -> int:
 
 def _dump_tokens(value: Any) -> int:
     return len(json.dumps(value, sort_keys=True)) // 4
+
+
+def asks_for_summary(body: dict[str, Any]) -> bool:
+    """Whether a request is the ``compact`` policy's request for a summary: its last message is the prompt."""
+    messages = body.get("messages") or body.get("contents") or body.get("input") or []
+    return bool(messages) and SUMMARY_PROMPT[:60] in json.dumps(messages[-1])
 
 
 def prompt_tokens(body: dict[str, Any], wire: Wire) -> int:
@@ -840,9 +848,16 @@ class FakeEndpoint:
     """The server. ``url`` is the OpenAI-style base URL (``.../v1``); ``root`` suits Anthropic's and Google's
     SDKs. Every answer waits ``answer_delay_s`` first (concurrent requests wait side by side)."""
 
-    def __init__(self, port: int = 0, answer_delay_s: float = 0.0, context_window: int | None = None) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        answer_delay_s: float = 0.0,
+        context_window: int | None = None,
+        summary: str | None = None,
+    ) -> None:
         self.script: deque[Scripted] = deque()
         self.context_window = context_window  # a longer chat prompt is refused, as a model refuses one
+        self.summary = summary  # if set, the answer to every request for a summary (the script is kept for others)
         self.requests: list[Request] = []
         self.lock = threading.Lock()
         self.replies = 0
@@ -921,9 +936,13 @@ class FakeEndpoint:
                 counting = wire in ("anthropic_count", "google_count")
                 window = endpoint.context_window
                 too_long = window is not None and wire == "chat" and prompt_tokens(body, wire) > window
+                summarising = endpoint.summary is not None and asks_for_summary(body)
                 with endpoint.lock:  # recorded and given its script in arrival order
                     endpoint.requests.append(Request(self.path, headers, body))
-                    scripted = endpoint.script.popleft() if endpoint.script and not (counting or too_long) else None
+                    skip = counting or too_long or summarising
+                    scripted = endpoint.script.popleft() if endpoint.script and not skip else None
+                if summarising and not too_long:
+                    scripted = Say(str(endpoint.summary))
                 if too_long:
                     scripted = Status(400, message="the prompt is too long", error_code="context_length_exceeded")
                 with contextlib.suppress(OSError):  # the client gave up waiting, or the endpoint was stopped

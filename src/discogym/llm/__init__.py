@@ -27,6 +27,10 @@ OPTIONS = (
     "backoff_s",
     "context",
     "window_turns",
+    "compact_at",
+    "context_window",
+    "notes",
+    "notes_chars",
 )
 
 

@@ -38,6 +38,7 @@ from discogym.core import (
     AgentDecision,
     AgentOptions,
     InfrastructureError,
+    MemoryEvent,
     Termination,
     ToolCall,
     ToolError,
@@ -48,7 +49,7 @@ from discogym.core import (
 )
 from discogym.core.model.errors import MissingCredentials
 from discogym.core.model.tools import parse_json
-from discogym.llm.context import context_policy
+from discogym.llm.context import CompactContext, compact_threshold, context_policy
 from discogym.llm.engine import (
     Completion,
     ContextOverflow,
@@ -59,6 +60,7 @@ from discogym.llm.engine import (
     tool_info,
 )
 from discogym.llm.models import ModelFacts, ModelSpec, Price, model_facts, parse_model, price_table
+from discogym.llm.notes import MAX_NOTE_ROUNDS, NOTES_CHARS, NOTES_TOOL, Notes, notes_spec
 from discogym.llm.prompts import SYSTEM_PROMPT
 
 TEXT_PROTOCOL = (
@@ -67,6 +69,8 @@ TEXT_PROTOCOL = (
     "next message. The tools:\n"
 )
 EMPTY_REPLY = "(empty reply)"
+NO_ANSWER = Termination.NO_ANSWER
+NOTES_ONLY = "(the reply only used the notes)"  # not a problem: the model is asked again
 ACTION_ROOM = 4096  # output tokens kept for the reply itself beyond a reasoning budget
 
 
@@ -86,8 +90,12 @@ class LLMSettings(BaseModel):
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
     reasoning_tokens: int | None = Field(default=None, ge=1)
     backoff_s: float | None = Field(default=None, gt=0)
-    context: Literal["full", "window"] = "full"
+    context: Literal["full", "window", "compact"] = "compact"
     window_turns: int = Field(default=20, ge=1)
+    compact_at: int | None = Field(default=None, ge=1_000)
+    context_window: int | None = Field(default=None, ge=1_000)
+    notes: bool = True
+    notes_chars: int = Field(default=NOTES_CHARS, ge=100, le=100_000)
 
     def engine_options(self) -> EngineOptions:
         """The request settings; a reasoning budget gets an output cap with room for the action after it."""
@@ -152,7 +160,12 @@ class LLMAgent(Agent):
         self.queued: list[InspectToolCall] = []  # calls of the last native reply still to make
         self.answering: InspectToolCall | None = None
         self.requests = 0
-        self.context = context_policy(config.context, config.window_turns)
+        self.window = config.context_window or facts.context_window
+        self.threshold = compact_threshold(self.window, config.compact_at)
+        self.context = context_policy(config.context, config.window_turns, self.threshold)
+        self.notes: Notes | None = None
+        self.spent = Usage()  # what the decision being made has cost so far
+        self.memory: list[MemoryEvent] = []  # compactions and notes on the way to it
 
     @property
     def price(self) -> Price | None:
@@ -160,10 +173,14 @@ class LLMAgent(Agent):
         return self.facts.price
 
     def start(self, context: AgentContext) -> None:
-        self.tools = [tool_info(spec) for spec in context.tools] if self.config.mode == "native" else []
+        offered = list(context.tools)
+        if self.config.notes and self.config.mode != "suite" and all(t.name != NOTES_TOOL for t in offered):
+            self.notes = Notes(self.config.notes_chars)
+            offered.append(notes_spec(self.config.notes_chars))
+        self.tools = [tool_info(spec) for spec in offered] if self.config.mode == "native" else []
         system = context.system_prompt or SYSTEM_PROMPT
         if self.config.mode == "text":
-            system += "\n\n" + TEXT_PROTOCOL + describe_tools(context.tools)
+            system += "\n\n" + TEXT_PROTOCOL + describe_tools(offered)
         elif self.config.mode == "suite":
             if context.text_prompt is None or context.parse_text_action is None:
                 raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
@@ -178,9 +195,10 @@ class LLMAgent(Agent):
             "base_url": self.engine.base_url,
             "key_variable": self.spec.key_variable,
             "price_per_million_tokens": None if self.price is None else self.price.model_dump(exclude_none=True),
-            "context_window": self.facts.context_window,
             "output_limit": self.facts.output_limit,
             **self.config.model_dump(exclude={"key_env"}),
+            "context_window": self.window,  # the model's, unless the option set another
+            "compact_at": self.threshold if self.config.context == "compact" else None,
         }
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
@@ -192,13 +210,14 @@ class LLMAgent(Agent):
         return self._ask()
 
     def _ask(self) -> AgentDecision:
-        usage = Usage()
+        self.spent = Usage()
+        self.memory = []
         replies: list[str] = []
         reasonings: list[str] = []
         problem = ""
         cap: int | None = None
         room_asked = False
-        attempt = 0
+        attempt = note_rounds = 0
         while attempt < 2:  # the reply, and one in-protocol retry after an unreadable one
             first_request = self.requests == 0
             self.requests += 1
@@ -206,13 +225,12 @@ class LLMAgent(Agent):
                 completion = self._complete(cap)
             except ContextOverflow as err:  # a limit of the conversation the agent sends, not the model's answer
                 message = f"{err} (context={self.context.name}: nothing more could be dropped)"
-                return AgentDecision(message=message, usage=usage, termination=Termination.CONTEXT_OVERFLOW)
+                return self._decision(message=message, termination=Termination.CONTEXT_OVERFLOW)
             except RejectedRequest as err:
                 if first_request:  # nothing the model did: the model name or an option is wrong for this endpoint
                     raise InfrastructureError(f"the endpoint refused the episode's first request: {err}") from err
-                message = f"the endpoint refused the request: {err}"
-                return AgentDecision(message=message, usage=usage, termination=Termination.NO_ANSWER)
-            usage = usage + self._priced(completion.usage)
+                return self._decision(message=f"the endpoint refused the request: {err}", termination=NO_ANSWER)
+            self.spent = self.spent + self._priced(completion.usage)
             replies.append(completion.text)
             reasonings.extend(filter(None, [completion.reasoning]))
             reasoning = "\n\n".join(reasonings) or None
@@ -220,38 +238,79 @@ class LLMAgent(Agent):
                 spent = completion.usage.output_tokens
                 problem = f"the reply spent its whole output budget ({spent} tokens) on reasoning and gave no answer"
                 if room_asked:
-                    return AgentDecision(
-                        message=problem, usage=usage, reasoning=reasoning, termination=Termination.NO_ANSWER
-                    )
+                    return self._decision(message=problem, reasoning=reasoning, termination=NO_ANSWER)
                 room_asked = True
                 cap = 2 * max(self.engine.default_max_tokens() or 0, spent)
                 continue  # asked again with more room, not counted as an unreadable reply
             call, problem = self._read(completion)
             if call is not None:
                 said = "\n\n".join(filter(None, replies)) or None
-                return AgentDecision(call=call, message=said, usage=usage, reasoning=reasoning)
+                return self._decision(call=call, message=said, reasoning=reasoning)
+            if problem == NOTES_ONLY:
+                note_rounds += 1
+                if note_rounds < MAX_NOTE_ROUNDS:
+                    continue  # the notes cost no step: the model is asked again
+                problem = f"{MAX_NOTE_ROUNDS} replies in a row used only the notes tool and took no action"
+                break
             if attempt == 0:
                 self.messages.append(
                     ChatMessageUser(content=f"Your reply could not be used: {problem}. {self._rules()}")
                 )
             attempt += 1
         last = replies[-1][:2000] if replies else ""
-        return AgentDecision(
-            message=f"{problem}; last reply: {last!r}",
-            usage=usage,
-            reasoning="\n\n".join(reasonings) or None,
-            termination=Termination.NO_ANSWER,
-        )
+        reasoning = "\n\n".join(reasonings) or None
+        return self._decision(message=f"{problem}; last reply: {last!r}", reasoning=reasoning, termination=NO_ANSWER)
+
+    def _decision(self, **fields: Any) -> AgentDecision:
+        """The decision with what reaching it cost and the memory work on the way."""
+        return AgentDecision(usage=self.spent, memory=list(self.memory), **fields)
 
     def _complete(self, cap: int | None) -> Completion:
         """The model's reply to what the context policy sends; a request too long for the model's window is
         sent again shorter while the policy can drop more."""
         while True:
+            self._compact_if_due()
             try:
-                return self.engine.complete(self.context.prompt(self.messages), self.tools, max_tokens=cap)
+                return self.engine.complete(self._prompt(), self.tools, max_tokens=cap)
             except ContextOverflow:
                 if not self.context.shrink(self.messages):
                     raise
+
+    def _prompt(self) -> list[ChatMessage]:
+        """The messages of the next request: what the context policy sends, the notes at the end of its last."""
+        prompt = self.context.prompt(self.messages)
+        shown = self.notes.shown() if self.notes is not None else None
+        if shown is None:
+            return prompt
+        last = prompt[-1]
+        if isinstance(last.content, str):
+            content: Any = f"{last.content}\n\n{shown}"
+        else:
+            content = [*last.content, ContentText(text=shown)]
+        return [*prompt[:-1], last.model_copy(update={"content": content})]
+
+    def _compact_if_due(self) -> None:
+        """Under ``context=compact``, have the model summarise the older turns when the prompt has grown past the
+        threshold (or the last request was too long); the summary's cost joins the decision's."""
+        policy = self.context
+        if not isinstance(policy, CompactContext) or not policy.due(self.messages, self.tools):
+            return
+        before = policy.start
+        while True:
+            try:
+                completion = self.engine.complete(policy.summary_request(self.messages), self.tools, text_only=True)
+                break
+            except ContextOverflow:
+                if not policy.drop_oldest(self.messages):
+                    raise
+        usage = self._priced(completion.usage)
+        self.spent = self.spent + usage
+        summary = completion.text.strip() or "(no summary was written)"
+        policy.compacted(self.messages, summary)
+        replaced = policy.start - before
+        self.memory.append(
+            MemoryEvent(kind="compaction", action="summary", text=summary, usage=usage, replaced_turns=replaced)
+        )
 
     def _rules(self) -> str:
         if self.config.mode == "native":
@@ -269,14 +328,36 @@ class LLMAgent(Agent):
         if self.config.mode == "native":
             if not completion.tool_calls:
                 return None, "it called no tool"
-            self.answering, *self.queued = completion.tool_calls
+            acting = [call for call in completion.tool_calls if not self._take_note(call)]
+            if not acting:
+                return None, NOTES_ONLY
+            self.answering, *self.queued = acting
             return _decision_call(self.answering), ""
         try:
             if self.config.mode == "text":
-                return parse_json_call(completion.text), ""
+                call = parse_json_call(completion.text)
+                if self.notes is not None and call.tool == NOTES_TOOL:
+                    answer = self._use_notes(call.args)
+                    self.messages.append(ChatMessageUser(content=f"Result of {NOTES_TOOL}: {answer}"))
+                    return None, NOTES_ONLY
+                return call, ""
             return self.parse_text_action(completion.text), ""
         except (ValueError, ValidationError, ToolError) as err:
             return None, str(err)
+
+    def _take_note(self, call: InspectToolCall) -> bool:
+        """Answer a native call of the notes tool at once (True), or leave a call for the environment (False)."""
+        if self.notes is None or call.function != NOTES_TOOL:
+            return False
+        answer = self._use_notes(call.arguments)
+        self.messages.append(ChatMessageTool(content=answer, tool_call_id=call.id, function=call.function))
+        return True
+
+    def _use_notes(self, args: Any) -> str:
+        assert self.notes is not None
+        answer, event = self.notes.call(args)
+        self.memory.append(event)
+        return answer
 
     def _answer(self, turn: Turn) -> None:
         """Put the result of the agent's last call into the conversation."""

@@ -3,15 +3,53 @@
 The agent keeps the whole conversation; a policy chooses what is sent. ``full`` sends it all. ``window`` sends
 the system prompt and the brief, then the newest turns: a turn is one reply of the model with what answered
 it (its calls' results, or the note that the reply could not be used), so a call is never sent without its
-result. When a request no longer fits the model's context window, the policy is asked to drop more; only
-when it cannot does the episode end as ``context_overflow``.
+result. ``compact`` sends everything until the prompt passes a threshold, then has the model summarise the
+older turns and sends the summary in their place: the prompt's prefix changes only at these rare steps, so
+prompt caches survive between them. When a request no longer fits the model's context window, the policy is
+asked to drop more; only when it cannot does the episode end as ``context_overflow``.
 """
 
+import json
 from abc import ABC, abstractmethod
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ContentImage, ContentText
+from inspect_ai.tool import ToolInfo
 
 HEAD = 2  # the system prompt and the brief, always sent
+CHARS_PER_TOKEN = 4  # the estimate of a prompt's tokens: a quarter of its characters
+IMAGE_TOKENS = 1_000  # the estimate of an image's tokens (a 512x512 picture costs 500-1,600 by provider)
+COMPACT_TOKENS = 16_000  # compact's default threshold, or 80% of the model's window if that is smaller
+COMPACT_SHARE = 0.8
+KEEP_TURNS = 2  # the newest turns a compaction keeps word for word
+SUMMARY_PROMPT = (
+    "The conversation has grown long, so its older turns will be replaced by a summary that you write now. "
+    "Write it for yourself: after this, you will see the task, your summary and only the newest turns. Keep what "
+    "you need to go on: what you have tried and what each try showed, the rules you have found and how sure you "
+    "are of them, what you still want to test, and where you are in the task. Be concise but do not drop facts "
+    "you will need. Reply with the summary only; do not call a tool."
+)
+
+
+def estimate_tokens(messages: list[ChatMessage], tools: list[ToolInfo]) -> int:
+    """A prompt's tokens as the policies estimate them: a quarter of the characters of its text, calls and
+    tool definitions, and :data:`IMAGE_TOKENS` per image (real tokenizers differ by 10-30%)."""
+    chars = sum(len(json.dumps(tool.model_dump(exclude_none=True))) for tool in tools)
+    images = 0
+    for message in messages:
+        if isinstance(message.content, str):
+            chars += len(message.content)
+        else:
+            for part in message.content:
+                if isinstance(part, ContentText):
+                    chars += len(part.text)
+                elif isinstance(part, ContentImage):
+                    images += 1
+                else:
+                    chars += len(str(getattr(part, "reasoning", "")))
+        if isinstance(message, ChatMessageAssistant):
+            for call in message.tool_calls or []:
+                chars += len(call.function) + len(json.dumps(call.arguments))
+    return chars // CHARS_PER_TOKEN + images * IMAGE_TOKENS
 
 
 def turns(messages: list[ChatMessage]) -> list[list[ChatMessage]]:
@@ -70,6 +108,91 @@ class WindowContext(ContextPolicy):
         return True
 
 
-def context_policy(name: str, window_turns: int) -> ContextPolicy:
+class CompactContext(ContextPolicy):
+    """Everything, until the prompt passes ``threshold`` tokens; then all but the newest ``keep`` turns are
+    replaced by a summary the model writes (:data:`SUMMARY_PROMPT`). The agent asks for the summary when
+    :meth:`due` says so, and hands it to :meth:`compacted`."""
+
+    name = "compact"
+
+    def __init__(self, threshold: int, keep: int = KEEP_TURNS) -> None:
+        self.threshold = threshold
+        self.keep = keep
+        self.summary: str | None = None
+        self.start = 0  # the turns before it are in the summary
+        self.forced = False  # a request was too long: compact now, whatever the estimate
+
+    def prompt(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        head = list(messages[:HEAD])
+        if self.summary is not None:
+            head.append(ChatMessageUser(content=summary_message(self.summary, self.start)))
+        return [*head, *(message for turn in turns(messages)[self.start :] for message in turn)]
+
+    def due(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> bool:
+        """Whether the next request should first replace older turns by a summary: the prompt passes the
+        threshold and the turns that would go hold a quarter of it at least (so a long head alone does not make
+        every step compact)."""
+        going = self._going(messages)
+        if not going:
+            return False
+        if self.forced:
+            return True
+        if estimate_tokens(self.prompt(messages), tools) <= self.threshold:
+            return False
+        return estimate_tokens([m for turn in going for m in turn], []) >= self.threshold // 4
+
+    def summary_request(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        """What the model is sent to write the summary: the prompt so far and :data:`SUMMARY_PROMPT`."""
+        return [*self.prompt(messages), ChatMessageUser(content=SUMMARY_PROMPT)]
+
+    def compacted(self, messages: list[ChatMessage], summary: str) -> int:
+        """Send ``summary`` instead of the older turns from now on; returns how many turns it replaced."""
+        going = len(self._going(messages))
+        self.start += going
+        self.summary = summary
+        self.forced = False
+        return going
+
+    def drop_oldest(self, messages: list[ChatMessage]) -> bool:
+        """The summary request itself was too long: the older half of the turns it would replace go unsummarised;
+        False when none can go."""
+        going = len(self._going(messages))
+        if going <= 1:
+            return False
+        self.start += going // 2
+        return True
+
+    def shrink(self, messages: list[ChatMessage]) -> bool:
+        self.forced = bool(self._going(messages))
+        return self.forced
+
+    def _going(self, messages: list[ChatMessage]) -> list[list[ChatMessage]]:
+        """The turns a compaction now would replace: all but the newest ``keep`` (all but the newest one when
+        forced by an overflow)."""
+        unsummarised = turns(messages)[self.start :]
+        keep = 1 if self.forced else self.keep
+        return unsummarised[: max(len(unsummarised) - keep, 0)]
+
+
+def summary_message(summary: str, replaced: int) -> str:
+    """How a summary is shown to the model in place of the turns it replaced."""
+    return f"(The first {replaced} turns of this episode were replaced by this summary, which you wrote.)\n\n{summary}"
+
+
+def compact_threshold(context_window: int | None, compact_at: int | None) -> int:
+    """The prompt size that triggers a compaction: ``compact_at`` if given, else :data:`COMPACT_TOKENS` or 80%
+    of the model's window, whichever is smaller."""
+    if compact_at is not None:
+        return compact_at
+    if context_window is None:
+        return COMPACT_TOKENS
+    return min(COMPACT_TOKENS, int(context_window * COMPACT_SHARE))
+
+
+def context_policy(name: str, window_turns: int, threshold: int) -> ContextPolicy:
     """The policy ``--agent-opt context=NAME`` names."""
-    return WindowContext(window_turns) if name == "window" else FullContext()
+    if name == "window":
+        return WindowContext(window_turns)
+    if name == "compact":
+        return CompactContext(threshold)
+    return FullContext()

@@ -36,7 +36,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.tool import ToolCall as InspectToolCall
-from inspect_ai.tool import ToolInfo, ToolParams
+from inspect_ai.tool import ToolChoice, ToolInfo, ToolParams
 from pydantic import BaseModel
 
 from discogym.core import InfrastructureError, ToolImage, ToolSpec, Usage
@@ -242,16 +242,23 @@ class ModelEngine:
         return self.options.max_tokens or self.model.api.max_tokens()
 
     def complete(
-        self, messages: list[ChatMessage], tools: list[ToolInfo], *, max_tokens: int | None = None
+        self,
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        *,
+        max_tokens: int | None = None,
+        text_only: bool = False,
     ) -> Completion:
-        """The model's next reply; ``tools`` empty means plain text (the text protocols).
+        """The model's next reply; ``tools`` empty means plain text (the text protocols), and ``text_only`` offers
+        the tools but forbids calling them (a summary of a conversation that holds calls).
 
         Raises :class:`RejectedRequest` when the endpoint refuses the request for good, and
         :class:`~discogym.core.model.errors.InfrastructureError` for any other failure after retries.
         """
         config = self.options.generate_config(max_tokens)
         try:
-            output = run_on_engine(self.model.generate(messages, tools=tools, config=config))
+            choice: ToolChoice | None = "none" if text_only and tools else None
+            output = run_on_engine(self.model.generate(messages, tools=tools, tool_choice=choice, config=config))
         except Exception as raised:
             err = _cause(raised)
             status = getattr(err, "status_code", None) or getattr(err, "code", None)

@@ -4,7 +4,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +41,22 @@ class Usage(BaseModel):
         )
 
 
+class MemoryEvent(BaseModel):
+    """What an agent did with its own memory on the way to a decision, outside the environment.
+
+    ``kind`` is ``compaction`` (older turns of a model's conversation replaced by a summary the model wrote:
+    ``text`` is the summary, ``replaced_turns`` how many turns it replaced, ``usage`` the summary request's cost,
+    which is part of the decision's) or ``notes`` (the model's notes tool: ``action`` is write, delete or read and
+    ``text`` what it wrote or was answered).
+    """
+
+    kind: Literal["compaction", "notes"]
+    action: str
+    text: str
+    usage: Usage | None = Field(default=None, exclude_if=lambda usage: usage is None)
+    replaced_turns: int | None = Field(default=None, exclude_if=lambda turns: turns is None)
+
+
 class Turn(BaseModel):
     """One step of the history an agent sees: its call and what came back."""
 
@@ -62,6 +78,7 @@ class AgentDecision(BaseModel):
     usage: Usage | None = None
     termination: Termination | None = None
     reasoning: str | None = None  # the model's reasoning text, kept in the episode beside its message
+    memory: list[MemoryEvent] = Field(default_factory=list)  # compactions and notes on the way to this decision
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from discogym.core.model.agent import Usage
+from discogym.core.model.agent import MemoryEvent, Usage
 from discogym.core.model.jsonsafe import JsonDict
 from discogym.core.model.task import Condition, Task
 from discogym.core.model.termination import Termination
@@ -75,9 +75,10 @@ class EpisodeKey(BaseModel):
 
 class Event(BaseModel):
     """One step of the log: the agent's call, the environment's result, and the agent's cost (with a model's
-    ``reasoning`` before the call, left out of the file when it showed none). ``session`` is
-    the sub-agent's session the call ran, if it ran one (SciCrafter's scientist answering the engineer);
-    left out of the file otherwise."""
+        ``reasoning`` before the call, left out of the file when it showed none, and its ``memory``: compactions
+    and notes on the way to the call, left out when none). ``session`` is
+        the sub-agent's session the call ran, if it ran one (SciCrafter's scientist answering the engineer);
+        left out of the file otherwise."""
 
     step: int
     call: ToolCall
@@ -85,6 +86,7 @@ class Event(BaseModel):
     agent_message: str | None = None
     usage: Usage | None = None
     reasoning: str | None = Field(default=None, exclude_if=lambda reasoning: reasoning is None)
+    memory: list[MemoryEvent] = Field(default_factory=list, exclude_if=lambda memory: not memory)
     session: "SubSession | None" = Field(default=None, exclude_if=lambda session: session is None)
 
     def total_usage(self) -> Usage:
@@ -133,6 +135,7 @@ class Outcome(BaseModel):
     agent_message: str | None = None
     final_usage: Usage | None = None
     final_reasoning: str | None = Field(default=None, exclude_if=lambda reasoning: reasoning is None)
+    final_memory: list[MemoryEvent] = Field(default_factory=list, exclude_if=lambda memory: not memory)
     env: JsonDict = Field(default_factory=dict)
 
 

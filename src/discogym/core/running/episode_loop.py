@@ -11,7 +11,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from discogym import __version__
-from discogym.core.model.agent import Agent, AgentContext, AgentDecision, AgentOptions, Turn, Usage
+from discogym.core.model.agent import Agent, AgentContext, AgentDecision, AgentOptions, MemoryEvent, Turn, Usage
 from discogym.core.model.env import Env
 from discogym.core.model.episode import (
     Episode,
@@ -102,6 +102,7 @@ class _Driver:
         self.agent_message: str | None = None
         self.final_usage: Usage | None = None
         self.final_reasoning: str | None = None
+        self.final_memory: list[MemoryEvent] = []
         self._in_flight: Usage | None = None  # the cost of the call being run, before its event is logged
 
     # Blame
@@ -203,10 +204,15 @@ class _Driver:
         """Carry out the agent's decision: its call's result, or None when it ended the episode."""
         if decision.call is None:
             ending = decision.termination or Termination.AGENT_STOPPED
-            self.stop(ending, decision.message, decision.usage, reasoning=decision.reasoning)
+            self.stop(ending, decision.message, decision.usage, reasoning=decision.reasoning, memory=decision.memory)
             return None
         return self.call(
-            decision.call, message=decision.message, usage=decision.usage, reasoning=decision.reasoning, agent_s=agent_s
+            decision.call,
+            message=decision.message,
+            usage=decision.usage,
+            reasoning=decision.reasoning,
+            memory=decision.memory,
+            agent_s=agent_s,
         )
 
     def play(self, agent: Agent, *, max_calls: int | None = None) -> None:
@@ -244,9 +250,10 @@ class _Driver:
         message: str | None = None,
         usage: Usage | None = None,
         reasoning: str | None = None,
+        memory: list[MemoryEvent] | None = None,
         agent_s: float = 0.0,
     ) -> ToolResult:
-        """Run one tool call and log it with the agent's message, cost, reasoning and thinking time."""
+        """Run one tool call and log it with the agent's message, cost, reasoning, memory and thinking time."""
         started = time.perf_counter()
         self._in_flight = usage  # counted first: a sub-agent the call runs spends from what is left
         try:
@@ -262,6 +269,7 @@ class _Driver:
                 agent_message=message,
                 usage=usage,
                 reasoning=reasoning,
+                memory=memory or [],
                 session=self._session_of_last_call(),
             )
         )
@@ -286,12 +294,14 @@ class _Driver:
         usage: Usage | None = None,
         *,
         reasoning: str | None = None,
+        memory: list[MemoryEvent] | None = None,
     ) -> None:
         """End the episode for a reason outside the environment (the agent stopped, a budget ran out)."""
         self.termination = termination
         self.agent_message = message
         self.final_usage = usage
         self.final_reasoning = reasoning
+        self.final_memory = memory or []
 
     def settle(self, usage: Usage | None) -> None:
         """Book what the agent spent after its last decision (:meth:`Agent.settle`)."""
@@ -415,6 +425,7 @@ class EpisodeRecorder(_Driver):
             agent_message=self.agent_message,
             final_usage=self.final_usage,
             final_reasoning=self.final_reasoning,
+            final_memory=self.final_memory,
             env=env_outcome,
         )
         provenance = Provenance(
