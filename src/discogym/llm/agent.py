@@ -92,7 +92,7 @@ class LLMSettings(BaseModel):
     backoff_s: float | None = Field(default=None, gt=0)
     context: Literal["full", "window", "compact"] = "compact"
     window_turns: int = Field(default=20, ge=1)
-    compact_at: int | None = Field(default=None, ge=1_000)
+    compact_at: int | None = Field(default=None, ge=100)
     context_window: int | None = Field(default=None, ge=1_000)
     notes: bool = True
     notes_chars: int = Field(default=NOTES_CHARS, ge=100, le=100_000)

@@ -130,8 +130,8 @@ class CompactContext(ContextPolicy):
 
     def due(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> bool:
         """Whether the next request should first replace older turns by a summary: the prompt passes the
-        threshold and the turns that would go hold a quarter of it at least (so a long head alone does not make
-        every step compact)."""
+        threshold and the turns that would go hold half of it at least (so that a long head and the kept turns
+        alone do not make every step compact)."""
         going = self._going(messages)
         if not going:
             return False
@@ -139,7 +139,7 @@ class CompactContext(ContextPolicy):
             return True
         if estimate_tokens(self.prompt(messages), tools) <= self.threshold:
             return False
-        return estimate_tokens([m for turn in going for m in turn], []) >= self.threshold // 4
+        return estimate_tokens([m for turn in going for m in turn], []) >= self.threshold // 2
 
     def summary_request(self, messages: list[ChatMessage]) -> list[ChatMessage]:
         """What the model is sent to write the summary: the prompt so far and :data:`SUMMARY_PROMPT`."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
-from discogym.core.model.agent import AgentOptions
+from discogym.core.model.agent import AgentOptions, Usage
 from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
 from discogym.core.model.report_table import ReportTable
@@ -244,6 +244,58 @@ def endings_table(episodes: list[Episode]) -> ReportTable:
     return ReportTable(title=ENDINGS_TITLE, columns=columns, rows=rows, notes=ENDINGS_NOTES)
 
 
+MEMORY_TITLE = "Context and memory"
+MEMORY_COLUMNS = [
+    "compactions",
+    "turns replaced",
+    "summary tokens",
+    "summary cost $",
+    "notes written",
+    "notes deleted",
+    "notes read",
+    "scratchpad edits",
+]
+MEMORY_NOTES = [
+    "compactions: older turns of a model's conversation replaced by a summary the model wrote (context=compact); "
+    "their tokens and cost are part of the episodes' totals above",
+    "notes: the llm agent's notes tool; scratchpad edits: the autumnbench scaffold's tags",
+]
+
+
+def memory_table(episodes: list[Episode]) -> ReportTable | None:
+    """One row per (suite, condition, agent, model) whose agents compacted their context or kept notes: how often,
+    and what the summaries cost; None when no episode did either."""
+    rows = []
+    for key, members in group_by(episodes, _generic_key):
+        entries = [
+            entry
+            for episode in members
+            for entry in [*(m for event in episode.events for m in event.memory), *episode.outcome.final_memory]
+        ]
+        if not entries:
+            continue
+        compactions = [entry for entry in entries if entry.kind == "compaction"]
+        usage = sum((entry.usage or Usage() for entry in compactions), Usage())
+        actions = Counter(entry.action for entry in entries if entry.kind == "notes")
+        rows.append(
+            [
+                *key,
+                len(compactions),
+                sum(entry.replaced_turns or 0 for entry in compactions),
+                usage.input_tokens + usage.output_tokens,
+                round(usage.cost_usd, 6),
+                actions["write"],
+                actions["delete"],
+                actions["read"],
+                actions["scratchpad_add"] + actions["scratchpad_del"],
+            ]
+        )
+    if not rows:
+        return None
+    columns = [*GENERIC_COLUMNS[:4], *MEMORY_COLUMNS]
+    return ReportTable(title=MEMORY_TITLE, columns=columns, rows=rows, notes=MEMORY_NOTES)
+
+
 def summary_table(root: Path, reports: Iterable[RunReport]) -> ReportTable:
     """The runs' generic tables in one: a row per run (its folder under ``root``), suite, condition, agent and
     model."""
@@ -345,7 +397,7 @@ def run_report(
     plots: list[Path] = []
     if plots_dir is not None and episodes:
         plots.extend(filter(None, [score_plot(episodes, plots_dir / "scores.png")]))
-    tables = [generic_table(episodes), endings_table(episodes)]
+    tables = [generic_table(episodes), endings_table(episodes), *filter(None, [memory_table(episodes)])]
     for name, suite in suites.items():
         own = [e for e in episodes if e.key.suite == name]
         tables.extend(suite.tables(own))

@@ -11,8 +11,10 @@
 
 import json
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
+from inspect_ai.event import CompactionEvent, Event, InfoEvent
 from inspect_ai.log import (
     EvalConfig,
     EvalDataset,
@@ -80,7 +82,7 @@ def eval_log(episodes: list[Episode], created: str) -> EvalLog:
     """One agent's episodes as an Inspect log."""
     first = episodes[0].key
     model = first.model or f"{PROVIDER}/{first.agent}"
-    samples = [_sample(episode) for episode in episodes]
+    samples = [_sample(episode, created) for episode in episodes]
     values = [float(sample.scores[SCORER].value) for sample in samples if sample.scores]  # type: ignore[arg-type]
     metrics = {"mean": EvalMetric(name="mean", value=sum(values) / len(values))}
     if len(values) > 1:
@@ -109,7 +111,27 @@ def eval_log(episodes: list[Episode], created: str) -> EvalLog:
     )
 
 
-def _sample(episode: Episode) -> EvalSample:
+def _memory_events(episode: Episode, created: str) -> list[Event]:
+    """The episode's compactions as Inspect's compaction events and its notes as info events, in order, with
+    ids and times derived from the episode (not drawn at random nor read from the clock)."""
+    when = datetime.fromisoformat(created)
+    entries = [(event.step, entry) for event in episode.events for entry in event.memory] + [
+        (len(episode.events) + 1, entry) for entry in episode.outcome.final_memory
+    ]
+    events: list[Event] = []
+    for number, (step, entry) in enumerate(entries, start=1):
+        data = entry.model_dump(mode="json")
+        uuid = f"{episode.key.file_stem()}-memory-{number}"
+        common = {"uuid": uuid, "span_id": None, "timestamp": when, "working_start": 0.0}
+        if entry.kind == "compaction":
+            metadata = {"step": step, **data}
+            events.append(CompactionEvent(type="summary", source="discogym", metadata=metadata, **common))
+        else:
+            events.append(InfoEvent(source="discogym notes", data=data, metadata={"step": step}, **common))
+    return events
+
+
+def _sample(episode: Episode, created: str) -> EvalSample:
     key = episode.key
     messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM_PROMPT), ChatMessageUser(content=episode.brief)]
     for event in episode.events:
@@ -139,6 +161,7 @@ def _sample(episode: Episode) -> EvalSample:
             )
         },
         metadata={"suite": key.suite, "split": episode.task.split, "task": key.task, "condition": key.condition},
+        events=_memory_events(episode, created),
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from discogym.core import Episode, EpisodeKey, Event, get_suite
+from discogym.core import Episode, EpisodeKey, Event, MemoryEvent, get_suite
 from discogym.core.reporting.replays import replay_views
 from discogym.core.reporting.run_report import RunReport, run_report
 from discogym.core.running.storage import RunDir
@@ -177,6 +177,18 @@ def replay_steps_of(events: list[Event]) -> list[dict[str, Any]]:
     return [_step(event) for event in events]
 
 
+def _memory(entry: MemoryEvent) -> dict[str, Any]:
+    """A compaction or notes call on the way to a step, as the replay shows it."""
+    usage = entry.usage
+    return {
+        "kind": entry.kind,
+        "action": entry.action,
+        "text": entry.text,
+        "replaced_turns": entry.replaced_turns,
+        "tokens": None if usage is None else usage.input_tokens + usage.output_tokens,
+    }
+
+
 def _step(event: Event) -> dict[str, Any]:
     step: dict[str, Any] = {
         "step": event.step,
@@ -187,6 +199,7 @@ def _step(event: Event) -> dict[str, Any]:
         "text": event.result.text,
         "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in event.result.images],
         "tokens": None if event.usage is None else event.usage.input_tokens + event.usage.output_tokens,
+        "memory": [_memory(entry) for entry in event.memory],
     }
     if event.session is not None:
         step["session"] = {

@@ -7,10 +7,28 @@ const slider = document.getElementById("slider");
 const view = document.getElementById("step");
 const position = document.getElementById("position");
 
+// A compaction (older turns replaced by the model's summary) or a use of the notes, on the way to the step.
+function memoryEntry(entry) {
+  const box = document.createElement("details");
+  box.className = "memory";
+  const summary = document.createElement("summary");
+  if (entry.kind === "compaction") {
+    summary.textContent = "compaction: " + entry.replaced_turns + " older turns replaced by a summary" +
+      (entry.tokens === null ? "" : " (" + entry.tokens + " tokens)");
+  } else {
+    summary.textContent = "notes: " + entry.action;
+  }
+  const text = document.createElement("pre");
+  text.textContent = entry.text;
+  box.append(summary, text);
+  return box;
+}
+
 function render(step, into) {
   const head = document.createElement("h2");
   head.textContent = "Step " + step.step + (step.tokens === null ? "" : " (" + step.tokens + " tokens)");
   into.append(head);
+  for (const entry of step.memory || []) into.append(memoryEntry(entry));
   if (step.message) {
     const message = document.createElement("pre");
     message.className = "message";
