@@ -393,6 +393,35 @@ def _dump_tokens(value: Any) -> int:
     return len(json.dumps(value, sort_keys=True)) // 4
 
 
+class ChatPrefixCache:
+    """OpenAI's automatic prompt caching, as a stand-in: a chat prompt's cached tokens are those of its longest
+    run of leading messages equal to an earlier request's (among the last eight), counted when 1,024 or more."""
+
+    MINIMUM = 1024
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self.earlier: deque[list[str]] = deque(maxlen=self.KEPT)
+        self.lock = threading.Lock()
+
+    def account(self, body: dict[str, Any]) -> int:
+        messages = [json.dumps(message, sort_keys=True) for message in body.get("messages", [])]
+        with self.lock:
+            shared = max((_shared_prefix(messages, seen) for seen in self.earlier), default=0)
+            self.earlier.append(messages)
+        tokens = sum(len(message) for message in messages[:shared]) // 4
+        return tokens if tokens >= self.MINIMUM else 0
+
+
+def _shared_prefix(messages: list[str], seen: list[str]) -> int:
+    count = 0
+    for mine, theirs in zip(messages, seen, strict=False):
+        if mine != theirs:
+            break
+        count += 1
+    return count
+
+
 def asks_for_summary(body: dict[str, Any]) -> bool:
     """Whether a request is the ``compact`` policy's request for a summary: its last message is the prompt."""
     messages = body.get("messages") or body.get("contents") or body.get("input") or []
@@ -517,8 +546,9 @@ def _sse(events: list[tuple[str | None, Any]]) -> bytes:
     return "".join(lines).encode()
 
 
-def chat_completion(body: dict[str, Any], turn: Turn, number: int) -> dict[str, Any]:
-    """A chat completion, with tool calls if any; a quarter of the input counts as cached. When the request asks
+def chat_completion(body: dict[str, Any], turn: Turn, number: int, cached: int | None = None) -> dict[str, Any]:
+    """A chat completion, with tool calls if any; ``cached`` input tokens (by default a quarter) count as cached.
+    When the request asks
     for reasoning its tokens are reported (in the completion tokens), and OpenRouter's form gets the thought as
     the message's ``reasoning`` (and ``reasoning_details``) unless it asked to exclude it."""
     prompt = _dump_tokens(body.get("messages", []))
@@ -540,7 +570,7 @@ def chat_completion(body: dict[str, Any], turn: Turn, number: int) -> dict[str, 
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": prompt // 4},
+        "prompt_tokens_details": {"cached_tokens": prompt // 4 if cached is None else cached},
     }
     if turn.thought is not None:
         usage["completion_tokens_details"] = {"reasoning_tokens": turn.reasoning_tokens}
@@ -854,10 +884,12 @@ class FakeEndpoint:
         answer_delay_s: float = 0.0,
         context_window: int | None = None,
         summary: str | None = None,
+        prefix_cache: bool = False,
     ) -> None:
         self.script: deque[Scripted] = deque()
         self.context_window = context_window  # a longer chat prompt is refused, as a model refuses one
         self.summary = summary  # if set, the answer to every request for a summary (the script is kept for others)
+        self.prefix_cache = ChatPrefixCache() if prefix_cache else None  # else a quarter of each prompt is cached
         self.requests: list[Request] = []
         self.lock = threading.Lock()
         self.replies = 0
@@ -1004,7 +1036,8 @@ class FakeEndpoint:
                     reply = google_reply(body, turn, number, google_model(self.path))
                     payload = google_stream(reply) if streamed else json.dumps(reply).encode()
                 else:
-                    completion = chat_completion(body, turn, number)
+                    cached = endpoint.prefix_cache.account(body) if endpoint.prefix_cache else None
+                    completion = chat_completion(body, turn, number, cached)
                     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
                     payload = (
                         chat_completion_stream(completion, include_usage)
