@@ -8,7 +8,8 @@ from discogym.core import Agent, AgentOptions, UserError, register_agent
 
 DESCRIPTION = (
     "a language model: --model PROVIDER/NAME (Inspect's names: anthropic/, openai/, google/, openrouter/, vllm/, "
-    "...; openai-compatible/NAME@URL); --agent-opt mode=native|text|suite (see docs/llm.md, discogym models)"
+    "...; openai-compatible/NAME@URL); --agent-opt mode=native|text|suite, scaffold=plancraft|autumnbench "
+    "(see docs/llm.md, discogym models)"
 )
 
 # The fields of discogym.llm.agent.LLMSettings (a test keeps them equal), named here so that registering the
@@ -27,10 +28,12 @@ OPTIONS = (
     "backoff_s",
     "context",
     "window_turns",
+    "window_messages",
     "compact_at",
     "context_window",
     "notes",
     "notes_chars",
+    "scaffold",
 )
 
 

@@ -62,6 +62,7 @@ from discogym.llm.engine import (
 from discogym.llm.models import ModelFacts, ModelSpec, Price, model_facts, parse_model, price_table
 from discogym.llm.notes import MAX_NOTE_ROUNDS, NOTES_CHARS, NOTES_TOOL, Notes, notes_spec
 from discogym.llm.prompts import SYSTEM_PROMPT
+from discogym.llm.scaffolds import Scratchpad, scaffold
 
 TEXT_PROTOCOL = (
     "Act by replying with exactly one JSON object and nothing else, of the form "
@@ -90,12 +91,14 @@ class LLMSettings(BaseModel):
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = None
     reasoning_tokens: int | None = Field(default=None, ge=1)
     backoff_s: float | None = Field(default=None, gt=0)
-    context: Literal["full", "window", "compact"] = "compact"
+    context: Literal["full", "window", "messages", "compact"] = "compact"
     window_turns: int = Field(default=20, ge=1)
+    window_messages: int = Field(default=40, ge=1)
     compact_at: int | None = Field(default=None, ge=100)
     context_window: int | None = Field(default=None, ge=1_000)
     notes: bool = True
     notes_chars: int = Field(default=NOTES_CHARS, ge=100, le=100_000)
+    scaffold: Literal["none", "plancraft", "autumnbench"] = "none"
 
     def engine_options(self) -> EngineOptions:
         """The request settings; a reasoning budget gets an output cap with room for the action after it."""
@@ -162,7 +165,9 @@ class LLMAgent(Agent):
         self.requests = 0
         self.window = config.context_window or facts.context_window
         self.threshold = compact_threshold(self.window, config.compact_at)
-        self.context = context_policy(config.context, config.window_turns, self.threshold)
+        self.context = context_policy(config.context, config.window_turns, self.threshold, config.window_messages)
+        self.scaffold = scaffold(config.scaffold)
+        self.scratchpad = Scratchpad() if self.scaffold is not None and self.scaffold.scratchpad else None
         self.notes: Notes | None = None
         self.spent = Usage()  # what the decision being made has cost so far
         self.memory: list[MemoryEvent] = []  # compactions and notes on the way to it
@@ -173,6 +178,8 @@ class LLMAgent(Agent):
         return self.facts.price
 
     def start(self, context: AgentContext) -> None:
+        if self.scaffold is not None:
+            self.scaffold.check(context)
         offered = list(context.tools)
         if self.config.notes and self.config.mode != "suite" and all(t.name != NOTES_TOOL for t in offered):
             self.notes = Notes(self.config.notes_chars)
@@ -186,8 +193,14 @@ class LLMAgent(Agent):
                 raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
             system = context.text_prompt
             self.parse_text_action = context.parse_text_action
+        examples: list[ChatMessage] = []
+        if self.scaffold is not None and self.config.mode == "suite":
+            system = self.scaffold.system_prompt(context)
+            examples = self.scaffold.examples(context)
         images = context.brief_images if self.config.images else []
-        self.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=contents(context.brief, images))]
+        brief = ChatMessageUser(content=contents(context.brief, images))
+        self.messages = [ChatMessageSystem(content=system), *examples, brief]
+        self.context.pin(len(self.messages))
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -279,6 +292,9 @@ class LLMAgent(Agent):
     def _prompt(self) -> list[ChatMessage]:
         """The messages of the next request: what the context policy sends, the notes at the end of its last."""
         prompt = self.context.prompt(self.messages)
+        pad = self.scratchpad.message() if self.scratchpad is not None and self.context.name != "full" else None
+        if pad is not None:  # after the head, before the turns the policy keeps
+            prompt.insert(min(self.context.head, len(prompt)), pad)
         shown = self.notes.shown() if self.notes is not None else None
         if shown is None:
             return prompt
@@ -317,6 +333,8 @@ class LLMAgent(Agent):
             return "Call one of the tools."
         if self.config.mode == "text":
             return TEXT_PROTOCOL.split(" The tools:")[0]
+        if self.scaffold is not None:
+            return self.scaffold.rules()
         return "Answer in the action syntax the instructions describe."
 
     def _read(self, completion: Completion) -> tuple[ToolCall | None, str]:
@@ -325,6 +343,8 @@ class LLMAgent(Agent):
         if not completion.text and not completion.tool_calls:
             reply = reply.model_copy(update={"content": [*_reasoning_parts(reply), EMPTY_REPLY_TEXT]})
         self.messages.append(reply)
+        if self.scratchpad is not None:
+            self.memory.extend(self.scratchpad.apply(completion.text))
         if self.config.mode == "native":
             if not completion.tool_calls:
                 return None, "it called no tool"
@@ -341,6 +361,8 @@ class LLMAgent(Agent):
                     self.messages.append(ChatMessageUser(content=f"Result of {NOTES_TOOL}: {answer}"))
                     return None, NOTES_ONLY
                 return call, ""
+            if self.scaffold is not None:
+                return self.parse_text_action(self.scaffold.action_text(completion.text)), ""
             return self.parse_text_action(completion.text), ""
         except (ValueError, ValidationError, ToolError) as err:
             return None, str(err)
@@ -397,7 +419,11 @@ def _reasoning_parts(message: ChatMessageAssistant) -> list[Any]:
 def llm_settings(options: AgentOptions) -> LLMSettings:
     """The ``llm`` agent's settings from ``--agent-opt``, or a UserError naming the bad one."""
     try:
-        return LLMSettings.model_validate(options.options)
+        settings = LLMSettings.model_validate(options.options)
+        preset = scaffold(settings.scaffold)
+        if preset is None:
+            return settings
+        return LLMSettings.model_validate({**preset.defaults, **options.options})  # what the user gave wins
     except ValidationError as err:
         problem = err.errors(include_url=False)[0]
         where = ".".join(str(part) for part in problem["loc"])

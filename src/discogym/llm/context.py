@@ -1,6 +1,7 @@
 """Context policies: which part of the conversation each request to the model carries.
 
-The agent keeps the whole conversation; a policy chooses what is sent. ``full`` sends it all. ``window`` sends
+The agent keeps the whole conversation; a policy chooses what is sent. ``full`` sends it all. ``messages`` sends
+the system prompt and the newest messages, whatever they are (Plancraft's history window). ``window`` sends
 the system prompt and the brief, then the newest turns: a turn is one reply of the model with what answered
 it (its calls' results, or the note that the reply could not be used), so a call is never sent without its
 result. ``compact`` sends everything until the prompt passes a threshold, then has the model summarise the
@@ -15,7 +16,7 @@ from abc import ABC, abstractmethod
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ContentImage, ContentText
 from inspect_ai.tool import ToolInfo
 
-HEAD = 2  # the system prompt and the brief, always sent
+HEAD = 2  # the system prompt and the brief, always sent (a scaffold's example dialogue between them adds to it)
 CHARS_PER_TOKEN = 4  # the estimate of a prompt's tokens: a quarter of its characters
 IMAGE_TOKENS = 1_000  # the estimate of an image's tokens (a 512x512 picture costs 500-1,600 by provider)
 COMPACT_TOKENS = 16_000  # compact's default threshold, or 80% of the model's window if that is smaller
@@ -52,10 +53,10 @@ def estimate_tokens(messages: list[ChatMessage], tools: list[ToolInfo]) -> int:
     return chars // CHARS_PER_TOKEN + images * IMAGE_TOKENS
 
 
-def turns(messages: list[ChatMessage]) -> list[list[ChatMessage]]:
-    """The conversation after its head, cut before each reply of the model."""
+def turns(messages: list[ChatMessage], head: int = HEAD) -> list[list[ChatMessage]]:
+    """The conversation after its first ``head`` messages, cut before each reply of the model."""
     grouped: list[list[ChatMessage]] = []
-    for message in messages[HEAD:]:
+    for message in messages[head:]:
         if isinstance(message, ChatMessageAssistant) or not grouped:
             grouped.append([])
         grouped[-1].append(message)
@@ -66,6 +67,12 @@ class ContextPolicy(ABC):
     """What of the conversation a request carries."""
 
     name: str
+    head = HEAD  # the leading messages every request carries
+
+    def pin(self, head: int) -> None:
+        """Send the first ``head`` messages with every request (the system prompt, any example dialogue, the
+        brief)."""
+        self.head = head
 
     @abstractmethod
     def prompt(self, messages: list[ChatMessage]) -> list[ChatMessage]:
@@ -97,11 +104,39 @@ class WindowContext(ContextPolicy):
         self.size = size
 
     def prompt(self, messages: list[ChatMessage]) -> list[ChatMessage]:
-        kept = turns(messages)[-self.size :]
-        return [*messages[:HEAD], *(message for turn in kept for message in turn)]
+        kept = turns(messages, self.head)[-self.size :]
+        return [*messages[: self.head], *(message for turn in kept for message in turn)]
 
     def shrink(self, messages: list[ChatMessage]) -> bool:
-        sent = min(self.size, len(turns(messages)))
+        sent = min(self.size, len(turns(messages, self.head)))
+        if sent <= 1:
+            return False
+        self.size = sent // 2
+        return True
+
+
+class MessageWindow(ContextPolicy):
+    """The system prompt and the newest ``size`` messages after it, less a leading reply of the model (so the
+    window opens on something the model was told); the brief and any example dialogue scroll out like the rest.
+    Plancraft's history window. An overflow halves the window, down to one message."""
+
+    name = "messages"
+    head = 1
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def pin(self, head: int) -> None:
+        """Only the system prompt is pinned: the rest is a window of messages."""
+
+    def prompt(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        kept = messages[1:][-self.size :]
+        if kept and isinstance(kept[0], ChatMessageAssistant):
+            kept = kept[1:]
+        return [*messages[:1], *kept]
+
+    def shrink(self, messages: list[ChatMessage]) -> bool:
+        sent = min(self.size, len(messages) - 1)
         if sent <= 1:
             return False
         self.size = sent // 2
@@ -123,10 +158,10 @@ class CompactContext(ContextPolicy):
         self.forced = False  # a request was too long: compact now, whatever the estimate
 
     def prompt(self, messages: list[ChatMessage]) -> list[ChatMessage]:
-        head = list(messages[:HEAD])
+        head = list(messages[: self.head])
         if self.summary is not None:
             head.append(ChatMessageUser(content=summary_message(self.summary, self.start)))
-        return [*head, *(message for turn in turns(messages)[self.start :] for message in turn)]
+        return [*head, *(message for turn in turns(messages, self.head)[self.start :] for message in turn)]
 
     def due(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> bool:
         """Whether the next request should first replace older turns by a summary: the prompt passes the
@@ -169,7 +204,7 @@ class CompactContext(ContextPolicy):
     def _going(self, messages: list[ChatMessage]) -> list[list[ChatMessage]]:
         """The turns a compaction now would replace: all but the newest ``keep`` (all but the newest one when
         forced by an overflow)."""
-        unsummarised = turns(messages)[self.start :]
+        unsummarised = turns(messages, self.head)[self.start :]
         keep = 1 if self.forced else self.keep
         return unsummarised[: max(len(unsummarised) - keep, 0)]
 
@@ -189,10 +224,12 @@ def compact_threshold(context_window: int | None, compact_at: int | None) -> int
     return min(COMPACT_TOKENS, int(context_window * COMPACT_SHARE))
 
 
-def context_policy(name: str, window_turns: int, threshold: int) -> ContextPolicy:
+def context_policy(name: str, window_turns: int, threshold: int, window_messages: int = 40) -> ContextPolicy:
     """The policy ``--agent-opt context=NAME`` names."""
     if name == "window":
         return WindowContext(window_turns)
+    if name == "messages":
+        return MessageWindow(window_messages)
     if name == "compact":
         return CompactContext(threshold)
     return FullContext()

@@ -81,6 +81,18 @@ class AgentDecision(BaseModel):
     memory: list[MemoryEvent] = Field(default_factory=list)  # compactions and notes on the way to this decision
 
 
+@dataclass(frozen=True)
+class ExampleDialogue:
+    """A suite's worked examples as a dialogue, for agents that show them as past turns rather than as text.
+
+    ``turns`` are (what the agent sees, what it answers) pairs in order; ``text_prompt`` is the suite's text prompt
+    to send with them instead of :meth:`Env.text_prompt`, which may write the same examples out as text.
+    """
+
+    turns: list[tuple[str, str]]
+    text_prompt: str
+
+
 @dataclass
 class AgentContext:
     """Everything an agent may know at the start of an episode. Holds no ground truth."""
@@ -96,6 +108,8 @@ class AgentContext:
     hints: dict[str, Any] = field(default_factory=dict)  # privileged knowledge, for a suite's own solvers only
     example_action: Callable[[], str | None] = field(default=lambda: None)  # one valid action, as a person types it
     role: str | None = None  # None for the episode's agent; a sub-agent's role (e.g. "scientist") otherwise
+    suite: str | None = None  # the name of the suite being played
+    example_dialogue: ExampleDialogue | None = None  # the suite's worked examples as past turns, if it has them
 
 
 class Agent(ABC):

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from discogym.core.model.agent import ExampleDialogue
 from discogym.core.model.episode import SubSession
 from discogym.core.model.errors import ToolError
 from discogym.core.model.termination import Termination, ending
@@ -225,6 +226,12 @@ class Env(ABC):
         Suites that override :meth:`parse_text_action` override this too; a language model in
         ``mode=suite`` then gets this prompt and answers in the syntax instead of calling tools.
         """
+        return None
+
+    def example_dialogue(self) -> ExampleDialogue | None:
+        """The worked examples of the suite's text prompt as a dialogue of (what the agent sees, what it answers)
+        pairs, with the text prompt to send in their place (without the examples written out), or None (the
+        default) when the suite has none. A language model's scaffold may show them as past turns (Plancraft's)."""
         return None
 
     def example_action(self) -> str | None:

@@ -90,6 +90,7 @@ class _Driver:
     def __init__(self, agent_options: AgentOptions, agent_seed: int) -> None:
         self.agent_options = agent_options
         self.agent_seed = agent_seed
+        self.suite_name: str | None = None  # told to the agent (AgentContext.suite)
         self.env: Env | None = None
         self.events: list[Event] = []
         self.timings: list[StepTiming] = []
@@ -168,6 +169,7 @@ class _Driver:
         with self.blame(Termination.ENV_ERROR):
             text_prompt = env.text_prompt()
             system_prompt = env.system_prompt()
+            example_dialogue = env.example_dialogue()
         return AgentContext(
             brief=self.brief,
             brief_images=self.brief_images,
@@ -179,6 +181,8 @@ class _Driver:
             text_prompt=text_prompt,
             system_prompt=system_prompt,
             role=role,
+            suite=self.suite_name,
+            example_dialogue=example_dialogue,
         )
 
     def decide(self, agent: Agent, history: list[Turn]) -> AgentDecision:
@@ -322,6 +326,7 @@ class EpisodeRecorder(_Driver):
     def __init__(self, suite: Suite, planned: PlannedEpisode) -> None:
         super().__init__(planned.agent, planned.agent_seed)
         self.suite = suite
+        self.suite_name = suite.name
         self.planned = planned
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._clock = time.perf_counter()
@@ -474,6 +479,7 @@ class SessionDriver(_Driver):
     def __init__(self, parent: EpisodeRecorder, env: Env, role: str, seed: int) -> None:
         super().__init__(parent.agent_options, seed)
         self.parent = parent
+        self.suite_name = parent.suite_name
         self.role = role
         self.env = env
 

@@ -15,6 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core import Env, Limits, Termination, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, tool
+from discogym.core.model.agent import ExampleDialogue
 from discogym.suites.crafting import prompt, text, wiki
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
@@ -133,7 +134,16 @@ class CraftingEnv(Env):
         return prompt.tool_prompt(images=self._pictures, perception=self._perception)
 
     def text_prompt(self) -> str:
-        shown = prompt.system_prompt(self.presentation.tools, images=self._pictures, perception=self._perception)
+        return self._text_prompt(examples=True)
+
+    def example_dialogue(self) -> ExampleDialogue:
+        """Plancraft's few-shot demonstration as past turns, with the text prompt that leaves it out."""
+        turns = prompt.example_dialogue(self.presentation.tools)
+        return ExampleDialogue(turns=turns, text_prompt=self._text_prompt(examples=False))
+
+    def _text_prompt(self, *, examples: bool) -> str:
+        tools = self.presentation.tools
+        shown = prompt.system_prompt(tools, images=self._pictures, perception=self._perception, examples=examples)
         if self.presentation.retrieval == "wiki":
             shown += f"\n\nIn this game, search returns the {wiki.TOP_K} recipe wiki pages that best match your words."
         return shown

@@ -80,8 +80,28 @@ def _worked_examples(actions: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def system_prompt(actions: tuple[str, ...], *, images: bool = False, perception: bool = False) -> str:
-    """The system prompt for the actions a condition offers."""
+def example_dialogue(actions: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The worked examples as a dialogue: (what the agent sees, what it answers) pairs, searching and thinking
+    where the condition offers those actions (with both, the 10 pairs of Plancraft's few-shot demonstration)."""
+    pairs: list[tuple[str, str]] = []
+    for step in range(len(_OBSERVATIONS)):
+        seen = _OBSERVATIONS[step]
+        search = _SEARCHES[step]
+        if "search" in actions and search is not None:
+            pairs.append((seen, search))
+            seen = _SEARCH_RESULTS[search]
+        if "think" in actions:
+            pairs.append((seen, _THOUGHTS[step]))
+            seen = "Ok"
+        pairs.append((seen, _ACTIONS[step]))
+    return pairs
+
+
+def system_prompt(
+    actions: tuple[str, ...], *, images: bool = False, perception: bool = False, examples: bool = True
+) -> str:
+    """The system prompt for the actions a condition offers; ``examples=False`` leaves the worked examples out
+    (for a scaffold that shows them as a dialogue instead, :func:`example_dialogue`)."""
     described = "\n".join(f"    - {name}: {text.DESCRIPTIONS[name]}" for name in actions)
     formats = "\n".join(f"    - {text.FORMATS[name]}" for name in actions)
     parts = [
@@ -89,8 +109,11 @@ def system_prompt(actions: tuple[str, ...], *, images: bool = False, perception:
         f"Actions:\n{described}",
         f"Format:\n{formats}",
         _RULES,
-        "Two worked examples (each [you answer] line is one whole message of yours):" + _worked_examples(actions),
     ]
+    if examples:
+        parts.append(
+            "Two worked examples (each [you answer] line is one whole message of yours):" + _worked_examples(actions)
+        )
     return "\n\n".join(parts)
 
 
