@@ -329,6 +329,126 @@ def executor_of(backend: Backend, address: str | None, workers: int, concurrency
     return RayExecutor(address, workers if workers > 1 else None)
 
 
+@app.command("estimate")
+def estimate_command(
+    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    model: Annotated[list[str], typer.Option(help="The model to estimate, e.g. openai/gpt-5 (repeatable).")],
+    split: Annotated[
+        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
+    ] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
+    ] = None,
+    condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
+    agent_opt: AgentOptOption = None,
+    explore: Annotated[
+        int | None, typer.Option(min=0, help="autumn: this many exploration acts before the reference's calls.")
+    ] = None,
+    from_run: Annotated[
+        Path | None,
+        typer.Option("--from", metavar="RUN_DIR", help="Replay the calls of an earlier run's episodes instead."),
+    ] = None,
+    summary_tokens: Annotated[
+        int, typer.Option(min=1, help="Length of each stand-in summary (context=compact), in tokens.")
+    ] = 400,
+    as_json: JsonOption = False,
+) -> None:
+    """Estimate what an llm run would cost, without calling a model: recorded calls (the suite's reference
+    agent's, or an earlier run's) are replayed through the llm agent and its context policy, and every request
+    is counted as a quarter of its characters."""
+    with user_errors():
+        from discogym.core import get_suite
+
+        suite = get_suite(suite_name)
+        requested = requested_agents(["llm"], model, parse_agent_options(agent_opt or []), None, None)
+        estimates = estimate_agents(suite, requested, split, task, condition, explore, from_run, summary_tokens)
+    show_estimates(estimates, as_json)
+
+
+def estimate_agents(
+    suite: "Suite",
+    agents: list["AgentOptions"],
+    split: str | None,
+    tasks: list[str] | None,
+    conditions: list[str] | None,
+    explore: int | None = None,
+    from_run: Path | None = None,
+    summary_tokens: int = 400,
+) -> list[Any]:
+    """The estimates of the ``llm`` agents among ``agents`` (a UserError if there is none)."""
+    try:
+        from discogym.llm.estimate import estimate_run
+    except ImportError as err:
+        raise UserError(f"an estimate needs the model SDKs: pip install 'discogym[llm]' ({err})") from None
+    models = [agent for agent in agents if agent.name == "llm"]
+    if not models:
+        raise UserError("an estimate is of language-model agents: give --model (and --agent llm, if --agent is given)")
+    return [
+        estimate_run(
+            suite,
+            agent,
+            split=split,
+            tasks=tasks,
+            conditions=conditions,
+            explore=explore,
+            from_run=from_run,
+            summary_tokens=summary_tokens,
+        )
+        for agent in models
+    ]
+
+
+def _dollars(value: float | None) -> str:
+    if value is None:
+        return "no price"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def show_estimates(estimates: list[Any], as_json: bool) -> None:
+    """Print estimates (:class:`discogym.llm.estimate.Estimate`): a table per model, or JSON."""
+    from discogym.llm.estimate import CAVEAT
+
+    if as_json:
+        print_json({"estimates": [estimate.document() for estimate in estimates]})
+        return
+    for estimate in estimates:
+        doc = estimate.document()
+        options = " ".join(f"{k}={v}" for k, v in doc["agent_options"].items())
+        title = f"{doc['suite']}: {doc['model']}{' ' + options if options else ''} (estimate)"
+        table = Table(title=title)
+        for column in ("task", "requests", "compactions", "peak prompt", "input", "cached", "output", "dollars"):
+            table.add_column(column, justify="left" if column == "task" else "right")
+        for row in doc["tasks"]:
+            name = (
+                row["task"] if len({r["condition"] for r in doc["tasks"]}) == 1 else f"{row['task']} {row['condition']}"
+            )
+            table.add_row(*_estimate_cells(name, row))
+        table.add_section()
+        table.add_row(*_estimate_cells("total", doc["total"]))
+        stdout.print(table)
+        stdout.print(f"Replayed: {doc['trajectories']}.", highlight=False)
+        if estimate.price is None:
+            stdout.print(
+                f"No price for {doc['model']}: dollars are not shown (add one with a DISCOGYM_PRICES file; "
+                "see docs/llm.md).",
+                highlight=False,
+            )
+    stdout.print(CAVEAT, highlight=False)
+
+
+def _estimate_cells(name: str, row: dict[str, Any]) -> list[str]:
+    return [
+        name,
+        f"{row['requests']:,}",
+        f"{row['compactions']:,}",
+        f"{row['peak_prompt']:,}",
+        f"{row['input_tokens']:,}",
+        f"{row['cached_tokens']:,}",
+        f"{row['output_tokens']:,}",
+        _dollars(row["dollars"]),
+    ]
+
+
 class SettingChoice(StrEnum):
     """How a run plays its tasks (``--setting``)."""
 
@@ -376,6 +496,13 @@ def run(
     ] = Backend.local,
     address: Annotated[str | None, typer.Option(help="The Ray cluster's address (with --backend ray).")] = None,
     quiet: QuietOption = False,
+    estimate: Annotated[
+        bool,
+        typer.Option(
+            "--estimate",
+            help="Run nothing: print what the run's llm agents would cost (see `discogym estimate`).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
@@ -387,6 +514,14 @@ def run(
     with user_errors():
         suite = get_suite(suite_name)
         requested = requested_agents(agent, model, parse_agent_options(agent_opt or []), token_limit, cost_limit)
+        if estimate:
+            if setting is not SettingChoice.independent:
+                raise UserError("--estimate plays each task on its own: leave out --setting curriculum")
+            estimates = estimate_agents(suite, requested, split, task, condition)
+    if estimate:
+        show_estimates(estimates, as_json)
+        return
+    with user_errors():
         skipped: list[str] = []
         config = RunConfig.for_suite(
             suite,
