@@ -2,12 +2,12 @@
 
 A model-shaped endpoint (``tests/llm/fake_endpoint.py``, a real HTTP server on 127.0.0.1) plays a fixed list of
 calls through ``--agent llm``: ``--explore`` exploration acts on an autumn world (a cycle of moves; condition
-``people``, whose exploration is not cut at 200 steps), then the oracle's own test calls. It measures each prompt as
-characters/4, refuses a request whose prompt is longer than the model's context window (128k or 32k tokens, per
-policy, or 1M for the cost of ``full`` uncut, as a provider refuses one), caches prompts as OpenAI does (a shared run of leading messages, 1,024 tokens
-or more) and answers a request for a summary with about 400 tokens. Printed per world and policy: requests,
-compactions, peak prompt, input tokens billed, the cached share, dollars at ``--price`` per million input tokens
-(cache reads at a tenth), and how the episode ended.
+``people``, whose exploration is not cut at 200 steps), then the oracle's own test calls. It measures each prompt
+as characters/4, refuses a request whose prompt is longer than the model's context window (128k or 32k tokens per
+policy, or 1M for the cost of ``full`` uncut), caches prompts as OpenAI does (a shared run of leading messages,
+1,024 tokens or more) and answers a request for a summary with about 400 tokens. Printed per world and policy:
+requests, compactions, peak prompt, input tokens billed, the cached share, dollars at ``--price`` per million
+input tokens (cache reads at a tenth), and how the episode ended.
 
     python benchmarks/llm_context.py [--tasks gravity-1 --tasks weave-1] [--explore 300]
 """
