@@ -19,19 +19,19 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.llm_context import CONDITION, MOVES, POLICIES, SUMMARY, oracle_test_calls, play
 
 from discogym.core import AgentOptions, ToolCall, get_suite
 from discogym.core.running.planning import RunConfig, plan_episodes
 from discogym.llm.estimate import estimate_episode, llm_parts
-from llm_context import CONDITION, MOVES, POLICIES, SUMMARY, oracle_test_calls, play
 
 
 def estimate(
     task: str, calls: list[tuple[str, str]], policy: dict[str, str], window: int
-) -> tuple[int, int, int, float]:
-    """The estimate's requests, compactions and input tokens for ``calls``, and the seconds it took."""
+) -> tuple[int, int, int, int, float]:
+    """The estimate's requests, compactions, input and cached tokens for ``calls``, and the seconds it took."""
     suite = get_suite("autumn")
     options = {"context_window": str(window), **policy}
     agent = AgentOptions(name="llm", model="openai/gpt-5", options=options)

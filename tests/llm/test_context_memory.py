@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from discogym.core import AgentOptions, Episode, Score, Termination, get_suite
+from discogym.core import AgentOptions, Episode, MemoryEvent, Score, Termination, get_suite
 from discogym.core.reporting.run_report import MEMORY_TITLE, build_report
 from discogym.core.running.episode_loop import score_episode
 from discogym.core.running.runner import RunConfig, Runner
@@ -24,11 +24,13 @@ MOVES = ["up", "right", "down", "left"]
 
 
 def _play(
-    out: Path, fake: FakeEndpoint, suite_name: str, split: str, task: str, calls: list, **options: str
+    out: Path, fake: FakeEndpoint, suite_name: str, split: str, task: str, calls: list[tuple[str, str]], **options: str
 ) -> Episode:
     fake.script.extend([*(Calls([call]) for call in calls), Say("done"), Say("done")])  # then a no-answer
     suite = get_suite(suite_name)
-    config = RunConfig.for_suite(suite, [llm_options(fake, **options)], split=split, tasks=[task])
+    agent = llm_options(fake)
+    agent = agent.model_copy(update={"options": {**agent.options, **options}})
+    config = RunConfig.for_suite(suite, [agent], split=split, tasks=[task])
     Runner(suite, config, out).run()
     (episode,) = RunDir(out).iter_episodes()
     return episode
@@ -41,7 +43,7 @@ def _reference(out: Path, suite_name: str, split: str, task: str) -> Episode:
     return episode
 
 
-def _memory(episode: Episode, kind: str) -> list:
+def _memory(episode: Episode, kind: str) -> list[MemoryEvent]:
     entries = [*(entry for event in episode.events for entry in event.memory), *episode.outcome.final_memory]
     return [entry for entry in entries if entry.kind == kind]
 
@@ -71,9 +73,9 @@ def test_compaction_replaces_older_turns_by_the_models_summary_and_is_logged_and
     assert rows[0][4] == len(compactions)  # compactions, after suite, condition, agent and model
     step = next(s for s in replay_steps(episode) if s["memory"])
     assert step["memory"][0]["kind"] == "compaction" and step["memory"][0]["text"] == SUMMARY
-    sample = eval_log([episode], "2026-01-01T00:00:00+00:00").samples[0]
+    (sample,) = eval_log([episode], "2026-01-01T00:00:00+00:00").samples or []
     assert [e.event for e in sample.events] == ["compaction"] * len(compactions)
-    assert sample.events[0].metadata["text"] == SUMMARY
+    assert (sample.events[0].metadata or {})["text"] == SUMMARY
 
 
 def test_an_overflow_under_compact_forces_a_compaction_and_asks_again(tmp_path, fake):

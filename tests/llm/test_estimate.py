@@ -71,10 +71,10 @@ def test_the_estimate_is_within_a_fifth_of_what_a_run_of_the_same_calls_bills(fa
 
 
 def test_the_offline_engine_answers_calls_summaries_and_text_and_caches_the_shared_prefix():
-    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+    from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
     engine = OfflineEngine([ToolCall(tool="act", args={"action": "up"})], summary_tokens=100)
-    head = [ChatMessageSystem(content="s" * 4000), ChatMessageUser(content="u" * 4000)]
+    head: list[ChatMessage] = [ChatMessageSystem(content="s" * 4000), ChatMessageUser(content="u" * 4000)]
     first = engine.complete(head, [])
     assert first.tool_calls[0].function == "act" and first.tool_calls[0].arguments == {"action": "up"}
     assert (first.usage.input_tokens, first.usage.cached_tokens) == (2000, 0)
