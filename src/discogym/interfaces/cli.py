@@ -773,6 +773,14 @@ def serve(
     ] = Path("runs"),
     host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            metavar="NAME",
+            help="Also answer requests for this host name (repeatable; 127.0.0.1, localhost and [::1] always).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the web app: people play any task in the browser, and anyone browses the runs."""
     with user_errors():
@@ -784,8 +792,8 @@ def serve(
             raise UserError(f"the web app needs the web extra: pip install 'discogym[web]' ({err})") from None
         from discogym.interfaces.listening import bind_http
 
+        web_app = create_app(runs, allowed_host or [], listen=host)
         listener = bind_http(host, port)
-        web_app = create_app(runs)
     stderr.print(f"discogym serve: http://{host}:{port}/ (runs in {runs}); Ctrl-C stops it", highlight=False)
     try:
         uvicorn.Server(uvicorn.Config(web_app, log_level="warning")).run(sockets=[listener])

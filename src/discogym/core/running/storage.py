@@ -158,14 +158,19 @@ class RunDir:
         return sorted(p for p in self.episodes_dir.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
 
     def iter_episodes(self, skipped: list[str] | None = None) -> Iterator[Episode]:
-        """Every episode of the run, in file-name order; a damaged file or one of another format version is a
-        UserError naming it. A file not named after the key it holds (a copied or renamed episode) is left
-        out, with a line saying so added to ``skipped`` if given."""
+        """Every episode of the run, in file-name order; a file of another format version is a UserError naming
+        it. A damaged file, and a file not named after the key it holds (a copied or renamed episode), are left
+        out with a line saying so added to ``skipped`` if given; without ``skipped`` a damaged file is a
+        UserError."""
         for path in self.episode_paths():
             try:
                 episode = load_episode(path)
             except ValidationError as err:
-                raise UserError(f"{path} is not a valid episode file ({err.error_count()} problems)") from None
+                damaged = f"{path} is not a valid episode file ({err.error_count()} problems)"
+                if skipped is None:
+                    raise UserError(damaged) from None
+                skipped.append(f"{damaged}; it is not counted")
+                continue
             if path.name == self.episode_path(episode.key).name:
                 yield episode
             elif skipped is not None:

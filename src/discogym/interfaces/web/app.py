@@ -10,9 +10,9 @@ A person's episode is recorded by the harness's own recorder (:mod:`discogym.cor
 
 import secrets
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from discogym import __version__
-from discogym.core import ToolResult, UserError, all_suites, get_suite
+from discogym.core import Episode, ToolResult, UserError, all_suites, get_suite
 from discogym.core.reporting.report_tables import format_cell
 from discogym.core.reporting.run_report import find_runs
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
@@ -38,6 +38,7 @@ from discogym.interfaces.web.browse import (
     replay_steps,
     replay_steps_of,
 )
+from discogym.interfaces.web.guard import allowed_hosts, guard
 
 HERE = Path(__file__).resolve().parent
 HUMAN = "human"
@@ -66,6 +67,8 @@ class Game:
     mode: str | None = None  # "frame-rate" or "turns", for suites played at a frame rate
     over: bool = False
     written: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one call or end at a time (Session is not
+    # safe for concurrent use; a page's frame-rate calls and its End button may arrive together)
 
 
 class Games:
@@ -102,7 +105,9 @@ class Games:
         with self._lock:
             running = [game for game in self._games.values() if not game.over]
         for game in running:
-            game.written, game.over = game.session.leave(), True
+            with game.lock:
+                if not game.over:
+                    game.written, game.over = game.session.leave(), True
 
     def get(self, token: str) -> Game:
         game = self._games.get(token)
@@ -111,10 +116,34 @@ class Games:
         return game
 
 
-def plot_files(folder: Path) -> list[Path]:
-    """The PNG plots ``discogym report`` drew into the run's ``plots`` folder."""
+def plot_files(folder: Path, runs: Path) -> list[Path]:
+    """The PNG plots ``discogym report`` drew into the run's ``plots`` folder (those whose real path, links
+    followed, is inside ``runs``)."""
     plots = folder / "plots"
-    return sorted(plots.glob("*.png")) if plots.is_dir() else []
+    return sorted(path for path in plots.glob("*.png") if inside(path, runs)) if plots.is_dir() else []
+
+
+def inside(path: Path, runs: Path) -> bool:
+    """True when ``path``, its symbolic links followed, is inside the (resolved) runs folder."""
+    try:
+        return path.resolve(strict=True).is_relative_to(runs)
+    except (OSError, RuntimeError):  # missing, or a loop of links
+        return False
+
+
+def relative_to(text: object, runs: Path) -> str:
+    """``text`` with the runs folder's absolute path left out of every path it names (pages show no absolute
+    path: ``RUNS/x`` as ``x``)."""
+    return str(text).replace(f"{runs}/", "").replace(str(runs), ".")
+
+
+def damage(name: str, err: ValidationError) -> str:
+    """One line saying why the episode file ``name`` did not validate (never the file's content)."""
+    first = err.errors()[0]
+    if first["type"] == "json_invalid":
+        return f"episode file {name} is damaged: it is not valid JSON"
+    where = ".".join(map(str, first["loc"])) or "the file"
+    return f"episode file {name} is damaged: not an episode ({err.error_count()} problems; {where}: {first['msg']})"
 
 
 def play_mode(suite: str, asked: str) -> str | None:
@@ -147,9 +176,11 @@ def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
     }
 
 
-def create_app(runs: Path) -> FastAPI:
-    """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``)."""
+def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
+    """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``) to requests for
+    this machine's loopback names, the address ``listen`` and the host names ``allowed``."""
     runs = runs.resolve()
+    hosts = allowed_hosts(allowed, listen)
     games = Games(runs)
 
     @asynccontextmanager
@@ -162,7 +193,9 @@ def create_app(runs: Path) -> FastAPI:
     )
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters["cell"] = format_cell
+    templates.env.filters["relative"] = lambda text: relative_to(text, runs)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    guard(app, hosts)
     index = EpisodeIndex()
     reports = ReportCache()
     views = ViewCache()
@@ -174,16 +207,17 @@ def create_app(runs: Path) -> FastAPI:
     def run_folder(run: str) -> Path:
         """The run folder named ``run`` (a path relative to the runs folder, as listed), or 404."""
         for folder in find_runs(runs) if runs.is_dir() else []:
-            if folder.relative_to(runs).as_posix() == run:
+            if folder.relative_to(runs).as_posix() == run and inside(folder, runs):
                 return folder
-        raise HTTPException(404, f"no run {run!r} in {runs}")
+        raise HTTPException(404, f"no run {run!r} in the runs folder")
 
     @app.exception_handler(StarletteHTTPException)
     async def refused(request: Request, err: StarletteHTTPException) -> Response:
         """Every refusal as one clear message: JSON for the play page's calls, a page otherwise."""
+        message = relative_to(err.detail, runs)
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": err.detail}, status_code=err.status_code)
-        return page(request, "error.html", status=err.status_code, message=err.detail)
+            return JSONResponse({"error": message}, status_code=err.status_code)
+        return page(request, "error.html", status=err.status_code, message=message)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, err: RequestValidationError) -> Response:
@@ -194,7 +228,7 @@ def create_app(runs: Path) -> FastAPI:
     def home(request: Request) -> HTMLResponse:
         folders = find_runs(runs) if runs.is_dir() else []
         listed = [(folder.relative_to(runs).as_posix(), len(RunDir(folder).episode_paths())) for folder in folders]
-        return page(request, "home.html", runs=listed, root=str(runs), suites=all_suites())
+        return page(request, "home.html", runs=listed, root=runs.name, suites=all_suites())
 
     @app.get("/play", response_class=HTMLResponse)
     def choose(request: Request, suite: str = "", split: str = "") -> HTMLResponse:
@@ -243,36 +277,52 @@ def create_app(runs: Path) -> FastAPI:
     @app.post("/api/play/{token}/call")
     def call(token: str, request_body: CallRequest) -> dict[str, Any]:
         game = games.get(token)
-        if game.over:
-            raise HTTPException(409, f"the game is over; its episode is {game.written}")
-        try:
-            result = game.session.call(request_body.tool, request_body.args)
-        except ClientMistake as err:
-            game.over = True
-            raise HTTPException(409, str(err)) from None
-        if not game.session.playing:
-            game.over, game.written = True, game.session.written
-        return result_document(result, game)
+        with game.lock:
+            if game.over:
+                raise HTTPException(409, f"the game is over; its episode is {game.written}")
+            try:
+                result = game.session.call(request_body.tool, request_body.args)
+            except ClientMistake as err:
+                game.over = True
+                raise HTTPException(409, str(err)) from None
+            if not game.session.playing:
+                game.over, game.written = True, game.session.written
+            return result_document(result, game)
 
     @app.post("/api/play/{token}/end")
     def end(token: str) -> dict[str, Any]:
         game = games.get(token)
-        if not game.over:
-            game.written = game.session.end("the person ended the game")
-            game.over = True
-        return {"over": True, "written": game.written}
+        with game.lock:
+            if not game.over:
+                try:
+                    game.written = game.session.end("the person ended the game")
+                except ClientMistake as err:  # e.g. the episode could not be written: abandoned
+                    raise HTTPException(409, str(err)) from None
+                finally:
+                    game.over = True
+            return {"over": True, "written": game.written}
 
     def episode_path(run: str, stem: str) -> Path:
         """The file of the run's episode ``stem`` (as listed), or 404."""
         run_dir = RunDir(run_folder(run))
         path = run_dir.episodes_dir / f"{stem}.json"
-        if path not in run_dir.episode_paths():
+        if path not in run_dir.episode_paths() or not inside(path, runs):
             raise HTTPException(404, f"run {run!r} has no episode {stem!r}")
         return path
 
+    def readable_episode(run: str, stem: str) -> tuple[Path, Episode]:
+        """The run's episode ``stem`` and its file, or 404, or 422 saying in one line why the file is damaged."""
+        path = episode_path(run, stem)
+        try:
+            return path, index.episode(path)
+        except ValidationError as err:
+            raise HTTPException(422, damage(path.name, err)) from None
+        except OSError as err:
+            raise HTTPException(422, f"episode file {path.name} cannot be read: {err.strerror or err}") from None
+
     @app.get("/runs/{run:path}/episodes/{stem}", response_class=HTMLResponse)
     def episode(request: Request, run: str, stem: str) -> HTMLResponse:
-        loaded = index.episode(episode_path(run, stem))
+        _, loaded = readable_episode(run, stem)
         views_url = f"/api/runs/{run}/episodes/{stem}/views"
         return page(
             request, "episode.html", run=run, stem=stem, episode=loaded, steps=replay_steps(loaded), views_url=views_url
@@ -281,9 +331,9 @@ def create_app(runs: Path) -> FastAPI:
     @app.get("/api/runs/{run:path}/episodes/{stem}/views")
     def episode_views(run: str, stem: str) -> dict[str, Any]:
         """The view at the start and after each step, for the replay's screen (fetched after the page shows)."""
-        path = episode_path(run, stem)
+        path, loaded = readable_episode(run, stem)
         try:
-            return views.views(path, index.episode(path))
+            return views.views(path, loaded)
         except UserError as err:  # e.g. a suite this installation does not have
             raise HTTPException(404, str(err)) from None
 
@@ -297,7 +347,7 @@ def create_app(runs: Path) -> FastAPI:
 
     @app.get("/runs/{run:path}/plots/{name}")
     def plot(run: str, name: str) -> FileResponse:
-        plots = {path.name: path for path in plot_files(run_folder(run))}
+        plots = {path.name: path for path in plot_files(run_folder(run), runs)}
         if name not in plots:
             raise HTTPException(404, f"run {run!r} has no plot {name!r}")
         return FileResponse(plots[name], media_type="image/png")
@@ -309,18 +359,21 @@ def create_app(runs: Path) -> FastAPI:
             built = reports.report(folder)
         except UserError as err:
             raise HTTPException(404, str(err)) from None
-        plots = [path.name for path in plot_files(folder)]
+        plots = [path.name for path in plot_files(folder, runs)]
         return page(request, "report.html", run=run, report=built, plots=plots)
 
     @app.get("/runs/{run:path}", response_class=HTMLResponse)
     def run_page(
         request: Request, run: str, suite: str = "", task: str = "", agent: str = "", model: str = "", outcome: str = ""
     ) -> HTMLResponse:
-        rows = index.rows(RunDir(run_folder(run)))
+        damaged: list[str] = []
+        rows = index.rows(RunDir(run_folder(run)), damaged)
         wanted = {"suite": suite, "task": task, "agent": agent, "model": model, "outcome": outcome}
         shown = [row for row in rows if row.matches(wanted)]
         choices = {name: sorted({str(getattr(row, name)) for row in rows}) for name in wanted}
-        return page(request, "run.html", run=run, rows=shown, total=len(rows), wanted=wanted, choices=choices)
+        return page(
+            request, "run.html", run=run, rows=shown, total=len(rows), wanted=wanted, choices=choices, damaged=damaged
+        )
 
     return app
 

@@ -91,14 +91,16 @@ class EpisodeIndex:
         """The whole episode (validated), for its replay."""
         return Episode.model_validate_json(path.read_bytes())
 
-    def rows(self, run_dir: RunDir) -> list[EpisodeRow]:
-        """A row for every readable episode of the run, in file-name order (unreadable files left out)."""
+    def rows(self, run_dir: RunDir, damaged: list[str] | None = None) -> list[EpisodeRow]:
+        """A row for every readable episode of the run, in file-name order; an unreadable file is left out, its
+        name added to ``damaged`` if given."""
         rows = []
         for path in sorted(run_dir.episode_paths()):
             try:
                 rows.append(self._row(path))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                if damaged is not None:
+                    damaged.append(path.name)
         return rows
 
 

@@ -3,6 +3,9 @@
 "use strict";
 
 const tools = JSON.parse(document.getElementById("tools-data").textContent);
+const { token: PLAY_TOKEN, over: PLAY_OVER, written: PLAY_WRITTEN, mode: PLAY_MODE } = JSON.parse(
+  document.getElementById("game-data").textContent,
+);
 const log = document.getElementById("log");
 const status = document.getElementById("status");
 let screen = null; // the suite's screen, once mounted

@@ -3,6 +3,7 @@
 "use strict";
 
 const steps = JSON.parse(document.getElementById("steps-data").textContent);
+const VIEWS_URL = JSON.parse(document.getElementById("views-url").textContent);
 const slider = document.getElementById("slider");
 const view = document.getElementById("step");
 const position = document.getElementById("position");
