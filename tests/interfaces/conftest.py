@@ -112,12 +112,18 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh browser page (its own context: no cookies or storage shared between tests)."""
+    """A fresh browser page (its own context: no cookies or storage shared between tests); the test fails if the
+    browser refused anything under the app's Content-Security-Policy."""
     context = browser.new_context()
     opened = context.new_page()
     opened.set_default_timeout(TIMEOUT_MS)
+    refused: list[str] = []
+    opened.on(
+        "console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None
+    )
     yield opened
     context.close()
+    assert not refused, f"the browser refused under the CSP: {refused}"
 
 
 def web_episode(runs: Path, suite: str) -> Episode:

@@ -2,11 +2,12 @@
 rate with automatic noops and the masked-frame test, and turn by turn with the change-detection and planning
 tests. Each game's log is the one ``discogym play`` writes for the same actions."""
 
+import time
 from pathlib import Path
 from typing import Any
 
 from discogym.core import ToolCall
-from tests.interfaces.conftest import Served, assert_played_alike, needs_chromium, web_episode
+from tests.interfaces.conftest import TIMEOUT_MS, Served, assert_played_alike, needs_chromium, web_episode
 
 pytestmark = needs_chromium
 
@@ -34,7 +35,12 @@ def start(page: Any, served: Served, task: str, mode: str) -> None:
 
 
 def frame_at_least(page: Any, number: int) -> None:
-    page.wait_for_function(f"Number(document.querySelector('#screen').dataset.frame) >= {number}")
+    """Wait until the screen shows frame ``number`` or a later one (polled from here: the app's CSP forbids the
+    page evaluating a string, as ``wait_for_function`` does)."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while int(page.get_attribute("#screen", "data-frame") or -1) < number:
+        assert time.monotonic() < deadline, f"the screen never reached frame {number}"
+        page.wait_for_timeout(20)
 
 
 def test_at_the_frame_rate_the_world_moves_on_by_itself_and_the_masked_frame_test_is_answered(
