@@ -2,7 +2,9 @@
 
 Pages are rendered on the server (Jinja2); the play page and the episode replay use a little plain JavaScript
 (``static/``), with no build step. Every file the app reads is inside the runs folder it was given: run folders
-and episode names are checked against what the folder holds, never joined blindly onto a path.
+and episode names are checked against what the folder holds, never joined blindly onto a path, and a file whose
+real path (links followed) is outside the folder is not read. Requests from other sites are kept out by
+:mod:`discogym.interfaces.web.guard` (Host and Origin checked, security headers).
 
 A person's episode is recorded by the harness's own recorder (:mod:`discogym.core.running.session`), as agent
 ``human`` with the participant's id as its ``client`` option, scored and written under ``RUNS/web/SUITE``.
@@ -263,16 +265,18 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     @app.get("/play/{token}", response_class=HTMLResponse)
     def play(request: Request, token: str) -> HTMLResponse:
         game = games.get(token)
-        tools = [spec.model_dump() for spec in game.session.tools()]
-        images = [f"data:{i.media_type};base64,{i.data_base64}" for i in game.session.brief_images()]
-        recorder = game.session.recorder
-        history = replay_steps_of(recorder.events) if recorder is not None else []
-        if recorder is None and game.written is not None:  # over: the episode as written
-            history = replay_steps(index.episode(RunDir(runs / WEB_RUNS / game.suite).episodes_dir / game.written))
-        view = game.session.last_view
-        return page(
-            request, "play.html", game=game, token=token, tools=tools, images=images, history=history, view=view
-        )
+        with game.lock:  # the game as it is between calls
+            tools = [spec.model_dump() for spec in game.session.tools()]
+            images = [f"data:{i.media_type};base64,{i.data_base64}" for i in game.session.brief_images()]
+            recorder = game.session.recorder
+            history = replay_steps_of(recorder.events) if recorder is not None else []
+            if recorder is None and game.written is not None:  # over: the episode as written
+                written = RunDir(runs / WEB_RUNS / game.suite).episodes_dir / game.written
+                history = replay_steps(index.episode(written))
+            view = game.session.last_view
+            return page(
+                request, "play.html", game=game, token=token, tools=tools, images=images, history=history, view=view
+            )
 
     @app.post("/api/play/{token}/call")
     def call(token: str, request_body: CallRequest) -> dict[str, Any]:
