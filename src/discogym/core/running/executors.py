@@ -95,8 +95,10 @@ ExecutorReport = Played | Faulted
 
 def play_and_write(suite: Suite, planned: PlannedEpisode, root: Path) -> EpisodeSummary:
     """Play one episode and write its file under the run directory ``root``; what every executor runs."""
-    episode, runtime = play_episode(suite, planned)
-    RunDir(root).write_episode(episode, runtime)
+    run_dir = RunDir(root)
+    with run_dir.claimed(planned.key):  # no other process (play, serve, mcp) writes this episode meanwhile
+        episode, runtime = play_episode(suite, planned)
+        run_dir.write_episode(episode, runtime)
     return EpisodeSummary.of(episode)
 
 
@@ -279,19 +281,21 @@ class _EpisodeThreads:
             if self._abandoned:
                 return None
             self._playing[me] = threading.current_thread()
+        run_dir = RunDir(self.root)
         try:
-            episode, runtime = play_episode(self.suite, planned)
-            with self._state:  # from playing to writing at once: abandon() sees one or the other
-                del self._playing[me]
-                if self._abandoned:
-                    return None
-                self._writing += 1
-            try:
-                RunDir(self.root).write_episode(episode, runtime)
-            finally:
-                with self._state:
-                    self._writing -= 1
-                    self._state.notify_all()
+            with run_dir.claimed(planned.key):  # as in play_and_write
+                episode, runtime = play_episode(self.suite, planned)
+                with self._state:  # from playing to writing at once: abandon() sees one or the other
+                    del self._playing[me]
+                    if self._abandoned:
+                        return None
+                    self._writing += 1
+                try:
+                    run_dir.write_episode(episode, runtime)
+                finally:
+                    with self._state:
+                        self._writing -= 1
+                        self._state.notify_all()
             return EpisodeSummary.of(episode), None
         except _EpisodeAbandoned:
             raise
