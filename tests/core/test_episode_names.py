@@ -12,6 +12,7 @@ from pathlib import Path
 from mcp import types
 from mcp.client import Client
 
+from discogym.core.running.executors import play_and_write
 from discogym.core.running.planning import RunConfig, plan_episodes
 from discogym.core.running.runner import Runner
 from discogym.core.running.session import ExternalEpisodes
@@ -78,6 +79,18 @@ def test_run_does_not_play_an_episode_another_process_is_playing_and_plays_it_ne
     assert summary.written == 0 and "another process is playing episode" in summary.faults[planned.key.file_stem()]
     claim.release()
     assert Runner(toy, config, tmp_path).run().written == 1
+
+
+def test_run_keeps_an_episode_another_process_wrote_as_planned_after_the_runner_looked(tmp_path):
+    config = RunConfig.for_suite(toy, ["bisect"], split="tiny", tasks=["tiny-00"])
+    planned = plan_episodes(toy, config)[0]
+    Runner(toy, config, tmp_path / "other").run()
+    written = RunDir(tmp_path / "run").episode_path(planned.key)
+    written.parent.mkdir(parents=True)
+    written.write_bytes(RunDir(tmp_path / "other").episode_path(planned.key).read_bytes())
+    before = written.stat().st_ino
+    assert play_and_write(toy, planned, tmp_path / "run").key == planned.key
+    assert written.stat().st_ino == before  # kept, not played again and replaced
 
 
 def start_web_game(port: int) -> str:
