@@ -577,8 +577,9 @@ def report(
     from discogym.core.reporting.run_report import build_report
 
     with user_errors(), tempfile.TemporaryDirectory() as scratch:
-        if run_dir.suffix == ".eval" and run_dir.is_file():  # an Inspect log: its episodes replayed into a run
-            run_dir = inspect_log_as_run(run_dir, Path(scratch) / run_dir.stem)
+        log = run_dir if run_dir.suffix == ".eval" and run_dir.is_file() else None
+        if log is not None:  # an Inspect log: its episodes replayed into a run
+            run_dir = inspect_log_as_run(log, Path(scratch) / log.stem)
             no_plots = no_plots or plots is None  # no plots beside the log unless --plots says where
         in_runs = not no_plots and plots is None and plots_available()
         built = build_report(
@@ -588,6 +589,8 @@ def report(
             plots_in_runs=in_runs,
             min_people=min_people,
         )
+        if log is not None:  # titled after the log, not the scratch folder it was replayed into
+            built = built.model_copy(update={"run_dir": str(log)})
         if html is not None:
             html.write_text(built.html(), encoding="utf-8")
     for line in built.warnings:  # mixed versions; copied, unplanned or re-scored episodes; cached outcomes at odds
@@ -863,8 +866,8 @@ def play(
     """Play one task yourself in the terminal; the episode is scored and written like any other."""
     from discogym.core import get_suite
     from discogym.core.running.episode_loop import play_episode
-    from discogym.core.running.planning import plan_next_free
     from discogym.core.running.runner import RunConfig, plan_episodes
+    from discogym.core.running.session import claim_next_free
     from discogym.core.running.storage import RunDir
     from discogym.core.terminal.human import HumanAgent, PictureFolder
 
@@ -877,11 +880,14 @@ def play(
         run_dir = RunDir(out)
         run_dir.prepare()  # before the game: a person's play is never lost to a bad --out
         first = plan_episodes(suite, config)[0]
-        # Each game is a new repeat.
-        planned = plan_next_free(suite.name, first.task, first.condition, first.agent, seed, run_dir.has_episode)
-        pictures = PictureFolder(out / "play-images" / run_dir.episode_path(planned.key).stem)
-        episode, runtime = play_episode(suite, planned, HumanAgent(pictures=pictures), keep_interrupted=True)
-        run_dir.write_episode(episode, runtime)
+        # Each game is a new repeat, its name claimed (in the folder) until the episode is written.
+        planned, claim = claim_next_free(run_dir, suite.name, first.task, first.condition, first.agent, seed)
+        try:
+            pictures = PictureFolder(out / "play-images" / run_dir.episode_path(planned.key).stem)
+            episode, runtime = play_episode(suite, planned, HumanAgent(pictures=pictures), keep_interrupted=True)
+            run_dir.write_episode(episode, runtime)
+        finally:
+            claim.release()
     score = episode.score
     verdict = "success" if score.success else "no success"
     stderr.print(

@@ -38,6 +38,7 @@ from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import InfrastructureError
 from discogym.core.model.suite import Suite
 from discogym.core.running.agent_lookup import make_agent
+from discogym.core.running.crosscheck import made_as_planned
 from discogym.core.running.episode_loop import PlannedEpisode, play_episode
 from discogym.core.running.storage import RunDir, UnwritableRun
 
@@ -95,9 +96,20 @@ ExecutorReport = Played | Faulted
 
 def play_and_write(suite: Suite, planned: PlannedEpisode, root: Path) -> EpisodeSummary:
     """Play one episode and write its file under the run directory ``root``; what every executor runs."""
-    episode, runtime = play_episode(suite, planned)
-    RunDir(root).write_episode(episode, runtime)
+    run_dir = RunDir(root)
+    with run_dir.claimed(planned.key):  # no other process (play, serve, mcp) writes this episode meanwhile
+        episode = written_meanwhile(run_dir, planned)
+        if episode is None:
+            episode, runtime = play_episode(suite, planned)
+            run_dir.write_episode(episode, runtime)
     return EpisodeSummary.of(episode)
+
+
+def written_meanwhile(run_dir: RunDir, planned: PlannedEpisode) -> Episode | None:
+    """The episode, if another process (``play``, ``serve``, ``mcp``: same key, same plan) wrote it after the
+    runner found it missing; called under the episode's claim, so that it is kept, not played and overwritten."""
+    episode = run_dir.read_episode(planned.key)
+    return episode if episode is not None and made_as_planned(episode, planned) else None
 
 
 def describe_fault(err: BaseException) -> str:
@@ -279,19 +291,24 @@ class _EpisodeThreads:
             if self._abandoned:
                 return None
             self._playing[me] = threading.current_thread()
+        run_dir = RunDir(self.root)
         try:
-            episode, runtime = play_episode(self.suite, planned)
-            with self._state:  # from playing to writing at once: abandon() sees one or the other
-                del self._playing[me]
-                if self._abandoned:
-                    return None
-                self._writing += 1
-            try:
-                RunDir(self.root).write_episode(episode, runtime)
-            finally:
-                with self._state:
-                    self._writing -= 1
-                    self._state.notify_all()
+            with run_dir.claimed(planned.key):  # as in play_and_write
+                written = written_meanwhile(run_dir, planned)
+                if written is not None:
+                    return EpisodeSummary.of(written), None
+                episode, runtime = play_episode(self.suite, planned)
+                with self._state:  # from playing to writing at once: abandon() sees one or the other
+                    del self._playing[me]
+                    if self._abandoned:
+                        return None
+                    self._writing += 1
+                try:
+                    run_dir.write_episode(episode, runtime)
+                finally:
+                    with self._state:
+                        self._writing -= 1
+                        self._state.notify_all()
             return EpisodeSummary.of(episode), None
         except _EpisodeAbandoned:
             raise

@@ -21,7 +21,7 @@ from discogym.core.model.termination import Termination
 from discogym.core.model.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
 from discogym.core.running.planning import plan_next_free
-from discogym.core.running.storage import RunDir
+from discogym.core.running.storage import EpisodeClaim, RunDir
 
 UNKNOWN_CLIENT = "unknown"
 STARTED_ANOTHER = "the client started another task"
@@ -66,7 +66,9 @@ class ExternalEpisodes:
 
     Each episode is recorded under agent ``agent`` with the option ``client`` (the client's name). Each
     (task, condition, client) gets the next free repeat number, so a client that plays a task again makes
-    a new episode, with the world seed ``discogym run`` would use for that repeat.
+    a new episode, with the world seed ``discogym run`` would use for that repeat. Names are claimed in the
+    file system (:class:`~discogym.core.running.storage.EpisodeClaim`), so other processes serving the same
+    folder never get the same one.
     """
 
     def __init__(self, suite: Suite, out: Path, *, agent: str, split: str | None = None, seed: int = 0) -> None:
@@ -76,7 +78,7 @@ class ExternalEpisodes:
         self.split = split or suite.splits()[0]
         self.seed = seed
         self.tasks = {task.id: task for task in suite.tasks(self.split)}
-        self._reserved: set[EpisodeKey] = set()
+        self._claims: dict[EpisodeKey, EpisodeClaim] = {}
         self._lock = threading.Lock()
         self._preview: list[ToolSpec] | None = None
 
@@ -127,24 +129,20 @@ class ExternalEpisodes:
 
     def reserve(self, task: Task, condition: Condition, options: dict[str, str]) -> PlannedEpisode:
         """Plan the client's next episode of (task, condition) under the agent options ``options`` and hold its
-        key until it is written or released, so two sessions of one client never get the same repeat."""
+        key's claim until it is written or released, so two sessions of one client, in this process or in
+        another one on the same folder, never get the same repeat."""
         agent = AgentOptions(name=self.agent, options=dict(options))
+        planned, claim = claim_next_free(self.run_dir, self.suite.name, task, condition, agent, self.seed)
         with self._lock:
-            planned = plan_next_free(
-                self.suite.name,
-                task,
-                condition,
-                agent,
-                self.seed,
-                lambda key: key in self._reserved or self.run_dir.has_episode(key),
-            )
-            self._reserved.add(planned.key)
+            self._claims[planned.key] = claim
         return planned
 
     def release(self, key: EpisodeKey) -> None:
         """Let the key go (its episode was written or abandoned)."""
         with self._lock:
-            self._reserved.discard(key)
+            claim = self._claims.pop(key, None)
+        if claim is not None:
+            claim.release()
 
     def write(self, recorder: EpisodeRecorder) -> str:
         """Finish the episode (closing its environment), write it, release its key; return its file name."""
@@ -154,6 +152,23 @@ class ExternalEpisodes:
         finally:
             self.release(recorder.planned.key)
         return self.run_dir.episode_path(episode.key).name
+
+
+def claim_next_free(
+    run_dir: RunDir, suite_name: str, task: Task, condition: Condition, agent: AgentOptions, run_seed: int
+) -> tuple[PlannedEpisode, EpisodeClaim]:
+    """The episode of (task, condition, agent) with the lowest repeat that is neither written nor being played,
+    with the claim on its name (:func:`~discogym.core.running.planning.plan_next_free`)."""
+    claims: list[EpisodeClaim] = []
+
+    def taken(key: EpisodeKey) -> bool:
+        claim = run_dir.claim_unwritten(key)
+        if claim is not None:
+            claims.append(claim)
+        return claim is None
+
+    planned = plan_next_free(suite_name, task, condition, agent, run_seed, taken)
+    return planned, claims[-1]
 
 
 class Session:

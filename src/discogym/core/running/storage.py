@@ -14,7 +14,7 @@ import orjson
 from pydantic import ValidationError
 
 from discogym.core.model.episode import EPISODE_FORMAT_VERSION, Episode, EpisodeKey, EpisodeRuntime
-from discogym.core.model.errors import UserError
+from discogym.core.model.errors import InfrastructureError, UserError
 
 RUN_FILE = "run.json"
 EPISODES_DIR = "episodes"
@@ -22,6 +22,7 @@ RUNTIME_DIR = "runtime"
 TEMP_SUFFIX = ".tmp"
 TEMPORARY_NAME = re.compile(r"\..+\.json\.\d+\.tmp")  # what atomic_write leaves when killed mid-write
 LOCK_FILE = ".lock"
+CLAIM_SUFFIX = ".claim"  # episodes/.KEY.json.claim: the name KEY is being played (see EpisodeClaim)
 MAX_LOCK_FILE_BYTES = 65_536
 # Write errors that the next episode would meet too: the run stops instead of playing (and paying for) more.
 LASTING_WRITE_ERRORS = frozenset(
@@ -34,8 +35,51 @@ class UnwritableRun(OSError):
     folder, a folder where the file goes): ``filename`` is the file, ``strerror`` the reason."""
 
 
+class EpisodeInPlay(InfrastructureError):
+    """Another process (``play``, ``serve``, ``mcp``) holds the claim on an episode's name: it is playing it."""
+
+
 class RunInUse(UserError):
     """Another process holds the run directory's lock."""
+
+
+class EpisodeClaim:
+    """A hold on one episode's name, taken before the episode is played and released once its file is written
+    (or the episode is dropped), so that no two processes (``run``, ``play``, ``serve``, ``mcp``) ever write one
+    episode file. The hold is an exclusive ``flock`` on ``episodes/.KEY.json.claim``: the operating system
+    releases it when its process ends, however it ends, so the name of a killed process's episode is free
+    again at once (the file it leaves behind claims nothing). Two holds in one process exclude each other too."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Let the name go (idempotent). The file is removed while still locked: a process that opened it
+        meanwhile finds, once it holds the lock, that the path no longer names its file, and opens it again."""
+        if self._fd is not None:
+            self.path.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
+
+
+def try_claim(path: Path) -> EpisodeClaim | None:
+    """Claim the name whose claim file is ``path``, or None when a live process holds it."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            current = os.stat(path)
+        except FileNotFoundError:
+            current = None
+        locked = os.fstat(fd)
+        if current is not None and (current.st_dev, current.st_ino) == (locked.st_dev, locked.st_ino):
+            return EpisodeClaim(path, fd)
+        os.close(fd)  # its holder released and removed it between our open and our lock: claim the new one
 
 
 def atomic_write(path: Path, content: str | bytes) -> None:
@@ -74,6 +118,39 @@ class RunDir:
     def runtime_path(self, key: EpisodeKey) -> Path:
         """The wall-clock sidecar of the episode with this key."""
         return self.runtime_dir / f"{key.file_stem()}.json"
+
+    def claim_path(self, key: EpisodeKey) -> Path:
+        """The claim file of the episode with this key (see :class:`EpisodeClaim`)."""
+        return self.episodes_dir / f".{key.file_stem()}.json{CLAIM_SUFFIX}"
+
+    def claim(self, key: EpisodeKey) -> EpisodeClaim | None:
+        """Hold the name of the episode with this key, or None when another process (or another session of
+        this one) is playing it."""
+        self.episodes_dir.mkdir(parents=True, exist_ok=True)
+        return try_claim(self.claim_path(key))
+
+    @contextmanager
+    def claimed(self, key: EpisodeKey) -> Iterator[None]:
+        """Hold the claim on the episode's name for the block (how ``run`` plays each episode), or raise
+        :class:`EpisodeInPlay` (a fault of that episode: retried, or played by the next run) when another
+        process holds it."""
+        claim = self.claim(key)
+        if claim is None:
+            raise EpisodeInPlay(f"another process is playing episode {key.file_stem()} in {self.root}")
+        try:
+            yield
+        finally:
+            claim.release()
+
+    def claim_unwritten(self, key: EpisodeKey) -> EpisodeClaim | None:
+        """Hold the name of the episode with this key if nobody plays it and its file is not written yet."""
+        if self.has_episode(key):
+            return None
+        claim = self.claim(key)
+        if claim is not None and self.has_episode(key):  # written by the claim's last holder before we took it
+            claim.release()
+            return None
+        return claim
 
     def prepare(self) -> None:
         """Make the run's folders, or raise a UserError saying why they cannot be: called before any episode is

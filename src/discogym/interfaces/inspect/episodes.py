@@ -7,11 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from discogym.core import AgentOptions, Episode, Suite, Termination, ToolCall, UserError, get_suite
 from discogym.core.running.agent_lookup import resolve_agent_name
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped
-from discogym.core.running.planning import plan_episode
+from discogym.core.running.planning import MAX_PLANNED_EPISODES, plan_episode
 
 PROVIDER = "discogym"  # the offline model provider: --model discogym/reference, discogym/random, ...
 INSPECT_AGENT = "inspect"  # the agent name of episodes played by an Inspect model of another provider
@@ -33,21 +34,48 @@ def agent_of(suite: Suite, model: str) -> AgentOptions:
     return AgentOptions(name=INSPECT_AGENT, model=model)
 
 
+class SampleIdentity(BaseModel):
+    """What a sample says of its episode: the metadata's suite, split, task and condition (strings) and its epoch
+    (the repeat plus one, within what a run may plan)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    suite: str
+    split: str
+    task: str
+    condition: str
+    epoch: int = Field(ge=1, le=MAX_PLANNED_EPISODES)
+
+
+def sample_identity(metadata: Mapping[str, Any], epoch: int, where: str) -> SampleIdentity:
+    """The sample's identity, or a one-line UserError naming the sample (``where``) and its first bad field."""
+    fields = ("suite", "split", "task", "condition")
+    if not set(fields) <= set(metadata):
+        raise UserError(f"{where} is not a discogym sample (its metadata names no suite, split, task, condition)")
+    try:
+        return SampleIdentity.model_validate({**{name: metadata[name] for name in fields}, "epoch": epoch})
+    except ValidationError as err:
+        error = err.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else "metadata"
+        field = name if name == "epoch" else f"metadata.{name}"
+        shown = repr(error["input"])
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise UserError(f"{where}: {field} {shown} is not valid ({error['msg'].lower()})") from None
+
+
 def sample_episode(metadata: Mapping[str, Any], model: str, epoch: int, where: str = "the sample") -> EpisodeRecorder:
     """The driver of a sample's episode, planned as ``discogym run`` plans it (the epoch is the repeat)."""
-    if not {"suite", "split", "task", "condition"} <= set(metadata):
-        raise UserError(f"{where} is not a discogym sample (its metadata names no suite, split, task, condition)")
-    suite = get_suite(metadata["suite"])
-    tasks = {task.id: task for task in suite.tasks(metadata["split"])}
-    if metadata["task"] not in tasks:
-        raise UserError(f"{where}: split '{metadata['split']}' has no task {metadata['task']!r}")
+    identity = sample_identity(metadata, epoch, where)
+    try:
+        suite = get_suite(identity.suite)
+        tasks = {task.id: task for task in suite.tasks(identity.split)}
+        if identity.task not in tasks:
+            raise UserError(f"split '{identity.split}' has no task {identity.task!r}")
+        condition = suite.condition(identity.condition)
+    except UserError as err:
+        raise UserError(f"{where}: {err}") from None
     planned = plan_episode(
-        suite.name,
-        tasks[metadata["task"]],
-        suite.condition(metadata["condition"]),
-        agent_of(suite, model),
-        repeat=epoch - 1,
-        run_seed=0,
+        suite.name, tasks[identity.task], condition, agent_of(suite, model), repeat=identity.epoch - 1, run_seed=0
     )
     return EpisodeRecorder(suite, planned)
 

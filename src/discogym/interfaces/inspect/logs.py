@@ -10,6 +10,7 @@
 """
 
 import json
+import zipfile
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -47,6 +48,12 @@ from discogym.interfaces.inspect.episodes import PROVIDER, SCORER, STORED_TERMIN
 from discogym.llm.prompts import SYSTEM_PROMPT
 
 NO_DATE = "1970-01-01T00:00:00+00:00"  # a run whose sidecars are gone: the export's date must not be today's
+# Bounds on a log read for a report, checked in the zip's directory before Inspect reads it. The directory's
+# sizes bound what is decompressed: Inspect reads with Python's zipfile, which never inflates an entry past
+# its declared size (a lying size ends in a CRC error, not in more bytes).
+MAX_LOG_ENTRIES = 50_000
+MAX_LOG_ENTRY_BYTES = 128 * 2**20
+MAX_LOG_BYTES = 1024 * 2**20
 
 
 def export_run(run_dir: Path, out: Path) -> list[Path]:
@@ -167,11 +174,35 @@ def _sample(episode: Episode, created: str) -> EvalSample:
 
 def episodes_of_log(path: Path) -> list[Episode]:
     """The discogym episodes of an Inspect log of discogym tasks, replayed from its tool calls and scored."""
+    check_log_archive(path)
     try:
         log = read_eval_log(str(path))
     except Exception as err:  # Inspect's readers raise many kinds
         raise UserError(f"{path} is not an Inspect log: {err}") from None
     return [_replay(sample, log.eval.model, path) for sample in log.samples or []]
+
+
+def check_log_archive(path: Path) -> None:
+    """Raise a UserError when the log (a zip file) is not one, or holds more entries or decompresses to more
+    bytes, per entry or in all, than :data:`MAX_LOG_ENTRIES`, :data:`MAX_LOG_ENTRY_BYTES` and
+    :data:`MAX_LOG_BYTES` allow; read from the zip's directory, nothing decompressed."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, OSError) as err:
+        raise UserError(f"{path} is not an Inspect log: {err}") from None
+    refused = f"{path} is refused unread: it"
+    if len(entries) > MAX_LOG_ENTRIES:
+        raise UserError(f"{refused} holds {len(entries):,} entries, more than the {MAX_LOG_ENTRIES:,} allowed")
+    for entry in entries:
+        if entry.file_size > MAX_LOG_ENTRY_BYTES:
+            raise UserError(
+                f"{refused}s entry {entry.filename!r} decompresses to {entry.file_size:,} bytes, more than the "
+                f"{MAX_LOG_ENTRY_BYTES:,} allowed"
+            )
+    total = sum(entry.file_size for entry in entries)
+    if total > MAX_LOG_BYTES:
+        raise UserError(f"{refused} decompresses to {total:,} bytes, more than the {MAX_LOG_BYTES:,} allowed")
 
 
 def _replay(sample: EvalSample, model: str, path: Path) -> Episode:
