@@ -1,15 +1,21 @@
 """The Ray backend on a local Ray instance: the same episode files as a local run, byte for byte; a worker killed
-mid-episode loses nothing (its episode is retried, never duplicated, never half-written); and a run stopped by
-Ctrl-C, or whose driver is killed, resumes. Skipped, saying so, when Ray is not installed (make install installs
-it, extra ``ray``)."""
+mid-episode loses nothing (its episode is retried, never duplicated, never half-written); a run stopped by
+Ctrl-C, or whose driver is killed, resumes; and the instance listens on 127.0.0.1 alone and asks for its token.
+Skipped, saying so, when Ray is not installed (make install installs it, extra ``ray``)."""
 
+import contextlib
+import ipaddress
 import os
 import re
 import signal
 import subprocess
+import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from discogym.core.running.ray_executor import RayExecutor
@@ -52,6 +58,70 @@ def test_a_ray_worker_killed_mid_episode_loses_nothing(tmp_path, local_ray):
     played = episodes(tmp_path / "ray")
     assert len(played) == 8 and all(e.score.value == 1.0 and e.outcome.status == "completed" for e in played)
     assert all(name.endswith(".json") for name in files(tmp_path / "ray"))  # nothing half-written left behind
+
+
+def listening(process: psutil.Process) -> list[tuple[str, int]]:
+    """The TCP addresses ``process`` listens on (IPv4 and IPv6), as (host, port)."""
+    return [(c.laddr.ip, c.laddr.port) for c in process.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN]
+
+
+def is_loopback(host: str) -> bool:
+    address = ipaddress.ip_address(host)
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None  # ::ffff:127.0.0.1
+    return (mapped or address).is_loopback
+
+
+def agent_answer(port: int, token: str | None) -> int:
+    """The HTTP status of Ray's runtime-env agent to a request carrying ``token`` (none: no Authorization)."""
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/get_runtime_envs_info", b"", headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def gcs_answer(address: str, variables: dict[str, str]) -> str:
+    """Whether a client of Ray's GCS at ``address``, in a process with this environment and ``variables``, is let
+    in ("connected") or refused for its token ("refused")."""
+    code = f"import ray._raylet\nray._raylet.GcsClient(address={address!r}).internal_kv_get(b'x', None, timeout=10)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **variables}, capture_output=True, text=True, timeout=60
+    )  # fmt: skip
+    if done.returncode == 0:
+        return "connected"
+    assert "Authentication token is missing or incorrect" in done.stderr, done.stderr
+    return "refused"
+
+
+def test_a_local_ray_instance_listens_on_loopback_only_and_asks_for_its_token(tmp_path, local_ray):
+    summary = run(tmp_path / "ray", config("bisect", split="dev"), executor=RayExecutor(workers=2))
+    assert summary.complete  # the workers have started and played
+    driver = psutil.Process()
+    processes = [driver, *driver.children(recursive=True)]
+    sockets = {}
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):  # a process that ended meanwhile listens nowhere
+            sockets[process.pid, process.name()] = listening(process)
+    listeners = {name for (_, name), addresses in sockets.items() if addresses}
+    # The issue's processes all listen here (the driver is this test's process): none can be left unchecked.
+    assert {driver.name(), "gcs_server", "raylet", "ray::RuntimeEnvAgent"} <= listeners, sockets
+    workers = [pid for (pid, name), found in sockets.items() if found and re.fullmatch(r"ray::(?!.*Agent$).*", name)]
+    assert len(workers) >= 2, sockets
+    exposed = {key: [a for a in addresses if not is_loopback(a[0])] for key, addresses in sockets.items()}
+    assert not any(exposed.values()), exposed
+
+    # Token authentication: the driver's Ray uses it, the GCS (Ray's entry point, gRPC) and the runtime-env agent
+    # (HTTP) refuse a client without the run's token.
+    assert ray._raylet.get_authentication_mode() == ray._raylet.AuthenticationMode.TOKEN
+    token = os.environ["RAY_AUTH_TOKEN"]
+    gcs = ray.get_runtime_context().gcs_address
+    without, wrong = {"RAY_AUTH_MODE": "disabled"}, {"RAY_AUTH_TOKEN": "not-" + token}
+    assert [gcs_answer(gcs, variables) for variables in (without, wrong, {})] == ["refused", "refused", "connected"]
+    agent = next(p for p in processes if p.name() == "ray::RuntimeEnvAgent")
+    [(_, port)] = listening(agent)
+    assert [agent_answer(port, key) for key in (None, "not-" + token, token)] == [401, 403, 200]
 
 
 def start_driver(*args: str) -> subprocess.Popen[str]:
