@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 # numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
 OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser
+.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser wheel-smoke
 
 # constraints.txt pins every package to the tested version, so a fresh install is the tested one.
 $(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
@@ -34,6 +34,11 @@ lint: install
 
 test: lint $(OLDEST)/installed browser
 	$(BIN)/pytest -q -n auto
+
+# The built wheel, not the checkout: build it, install it (constraints.txt) into a fresh venv and run it from
+# outside the checkout (discogym list, a reference episode per suite, serve answering every screen's script).
+wheel-smoke: install
+	$(BIN)/python scripts/wheel_smoke.py
 
 # Debian's chromium, which Playwright drives in the web app's browser tests: installed when absent and apt-get
 # can (as root); otherwise those tests skip, saying so.

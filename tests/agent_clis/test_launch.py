@@ -9,6 +9,8 @@ at a port nothing listens on; ``codex_retry`` has one 500 and then the normal sc
 """
 
 import json
+import stat
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -27,7 +29,8 @@ RECORDED = Path(__file__).parent / "recorded"
 RECORDED_EXIT = {"claude_500": 1, "claude_maxturns": 1, "codex_500": 1}
 FINAL = "I probed the digit and ended the task."
 KEY = "sk-secret-key"
-MCP_URL = "http://127.0.0.1:8765/mcp"
+TOKEN = "Zq8-episode-token"
+MCP_URL = f"http://127.0.0.1:8765/episodes/{TOKEN}/mcp"
 CLAUDE_ENV = {
     "CLAUDE_CONFIG_DIR",
     "ANTHROPIC_API_KEY",
@@ -80,7 +83,8 @@ def home(tmp_path: Path) -> Path:
 def test_claude_launch_offers_only_the_mcp_server_it_names_in_a_config_file_in_home(tmp_path: Path, home: Path):
     argv = claude(tmp_path)
     assert argv[:4] == ["/opt/claude", "-p", "Play.", "--model"] and flag(argv, "--model") == "claude-sonnet-4-5"
-    config = json.loads(Path(flag(argv, "--mcp-config")).read_text())
+    assert not any(TOKEN in part for part in argv)
+    config = json.loads(private_text(Path(flag(argv, "--mcp-config"))))
     assert Path(flag(argv, "--mcp-config")).parent == home
     assert config == {"mcpServers": {"discogym": {"type": "http", "url": MCP_URL}}}
     assert "--strict-mcp-config" in argv and flag(argv, "--setting-sources") == ""
@@ -114,9 +118,10 @@ def codex(tmp_path: Path, *, builtin_tools: bool = False) -> list[str]:
     return launch.argv
 
 
-def settings(argv: list[str]) -> list[str]:
-    """The ``-c`` settings of a Codex argv."""
-    return [argv[i + 1] for i, part in enumerate(argv) if part == "-c"]
+def private_text(path: Path) -> str:
+    """The text of a file only its user may read or write (the test fails otherwise)."""
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600, oct(path.stat().st_mode)
+    return path.read_text()
 
 
 def disabled(argv: list[str]) -> list[str]:
@@ -131,8 +136,12 @@ def test_codex_launch_reaches_the_model_through_a_custom_provider_and_only_the_n
     assert argv[:3] == ["/opt/codex", "exec", "--json"] and argv[-1] == "Play."
     assert flag(argv, "-m") == "gpt-5" and flag(argv, "-C") == str(tmp_path / "work")
     assert {"--skip-git-repo-check", "--ephemeral"} <= set(argv)
-    assert settings(argv) == [
-        "model_provider=discogym",
+    assert "-c" not in argv and not any(TOKEN in part or "127.0.0.1" in part for part in argv)
+    config = private_text(tmp_path / "home/.codex/config.toml")
+    assert tomllib.loads(config)["model_providers"]["discogym"]["base_url"] == "http://127.0.0.1:9/v1"
+    assert tomllib.loads(config)["mcp_servers"]["discogym"]["url"] == MCP_URL
+    assert config.splitlines() == [
+        'model_provider="discogym"',
         'model_providers.discogym.name="discogym"',
         'model_providers.discogym.base_url="http://127.0.0.1:9/v1"',
         'model_providers.discogym.wire_api="responses"',

@@ -7,6 +7,7 @@ import http.client
 import json
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -27,11 +28,20 @@ UNLIMITED = AgentOptions(name="cli")
 MESSAGES: list[anthropic.types.MessageParam] = [{"role": "user", "content": "hello"}]
 
 
-def send(meter: Meter, method: str, path: str, body: object = None) -> tuple[int, dict[str, Any]]:
-    """One plain request through ``meter``: the status and the JSON answer."""
-    connection = http.client.HTTPConnection("127.0.0.1", int(meter.url.rsplit(":", 1)[1]), timeout=10)
+def port(meter: Meter) -> int:
+    """The port ``meter`` listens on."""
+    return int(urllib.parse.urlsplit(meter.url).port or 0)
+
+
+def send(
+    meter: Meter, method: str, path: str, body: object = None, prefix: str | None = None
+) -> tuple[int, dict[str, Any]]:
+    """One plain request through ``meter`` to ``path`` after ``prefix`` (by default the meter's secret path, as
+    its CLI sends): the status and the JSON answer."""
+    prefix = urllib.parse.urlsplit(meter.url).path if prefix is None else prefix
+    connection = http.client.HTTPConnection("127.0.0.1", port(meter), timeout=10)
     try:
-        connection.request(method, path, None if body is None else json.dumps(body))
+        connection.request(method, prefix + path, None if body is None else json.dumps(body))
         answer = connection.getresponse()
         return answer.status, json.loads(answer.read() or b"{}")
     finally:
@@ -163,13 +173,34 @@ class SlowStream(BaseHTTPRequestHandler):
         self.wfile.write(sse("message_delta", {"type": "message_delta", "usage": {"output_tokens": 3}}))
 
 
+@pytest.mark.parametrize("prefix", ["", "/wrong-secret", "/x/../SECRET", "/SECRETx", "/SECRE"])
+def test_requests_without_the_episodes_secret_path_get_a_403_and_never_reach_the_endpoint(prefix: str):
+    with AnthropicEndpoint() as endpoint, meter_for(endpoint.root, UNLIMITED) as meter:
+        endpoint.script.append(Say("one"))
+        prefix = prefix.replace("SECRET", meter.secret)
+        status, answer = send(meter, "POST", "/v1/messages", {"messages": MESSAGES}, prefix)
+        assert status == 403 and "secret path" in answer["error"]["message"]
+        assert send(meter, "GET", "/v1/models", prefix=prefix)[0] == 403
+        assert endpoint.requests == [] and meter.usage == Usage()
+        assert send(meter, "POST", "/v1/messages", {"messages": MESSAGES})[0] == 200  # the right secret passes
+        assert [request.path for request in endpoint.requests] == ["/v1/messages"]
+
+
+def test_each_meter_has_its_own_secret_of_at_least_128_bits():
+    with meter_for("http://127.0.0.1:9", UNLIMITED) as one, meter_for("http://127.0.0.1:9", UNLIMITED) as two:
+        assert one.secret != two.secret and len(one.secret) >= 22  # 32 random bytes, base64: 43 characters
+        assert one.url == f"http://127.0.0.1:{port(one)}/{one.secret}"
+        status, _ = send(one, "POST", "/v1/messages", {}, prefix=f"/{two.secret}")
+        assert status == 403
+
+
 def test_server_sent_events_are_forwarded_as_they_arrive():
     upstream = ThreadingHTTPServer(("127.0.0.1", 0), SlowStream)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     try:
         with meter_for(f"http://127.0.0.1:{upstream.server_address[1]}", UNLIMITED) as meter:
-            connection = http.client.HTTPConnection("127.0.0.1", int(meter.url.rsplit(":", 1)[1]), timeout=10)
-            connection.request("POST", "/v1/messages", "{}")
+            connection = http.client.HTTPConnection("127.0.0.1", port(meter), timeout=10)
+            connection.request("POST", f"/{meter.secret}/v1/messages", "{}")
             answer = connection.getresponse()
             started = time.monotonic()
             assert answer.readline() == b"event: message_start\n"  # before the endpoint sends the rest

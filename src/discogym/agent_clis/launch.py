@@ -2,12 +2,17 @@
 
 The ``*_launch`` functions build the command line, the environment and the working directory of one CLI process
 (the flags verified in docs/agent-clis.md); they write the CLI's config files into ``home``, never into the
-working directory. The ``read_*_output`` functions turn the CLI's JSON lines into a :class:`CliReport`: how the
+working directory. Whatever holds a secret (the episode's MCP URL with its token, the metering proxy's URL with
+its secret) goes into a file only the user can read (:func:`write_private`) or the CLI's environment, never
+onto its command line, which ``ps`` shows to every local user.
+
+The ``read_*_output`` functions turn the CLI's JSON lines into a :class:`CliReport`: how the
 run ended, whether it failed for infrastructure reasons, its tokens and the final text. They never raise on
 malformed output: output they cannot read is a fault.
 """
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +64,14 @@ class CliReport:
     final_text: str | None = None
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable and writable by this user only (mode 0600, also when it existed)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)
+
+
 def claude_launch(
     exe: Path,
     *,
@@ -79,7 +92,7 @@ def claude_launch(
     tools only (``--tools ""``); with it also Claude Code's shell and file tools, :data:`CLAUDE_BUILTIN_TOOLS`.
     ``base_url`` None means Anthropic's own API; ``max_budget_usd`` is Claude Code's own dollar limit."""
     config = home / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {MCP_SERVER: {"type": "http", "url": mcp_url}}}))
+    write_private(config, json.dumps({"mcpServers": {MCP_SERVER: {"type": "http", "url": mcp_url}}}))
     allowed = [f"mcp__{MCP_SERVER}", *(CLAUDE_BUILTIN_TOOLS if builtin_tools else ())]
     argv = [
         str(exe), "-p", prompt, "--model", model,
@@ -124,12 +137,28 @@ def codex_launch(
     """``codex exec --json`` for one episode: the model through a custom Responses-API provider at ``base_url``
     (key in :data:`CODEX_KEY_VARIABLE`), the MCP server at ``mcp_url`` with its tool calls pre-approved, nothing
     saved, no telemetry or web search. Without ``builtin_tools`` the shell and image tools are disabled; with it
-    Codex keeps them (:data:`CODEX_BUILTIN_FEATURES`). Creates ``home/.codex`` (CODEX_HOME must exist)."""
+    Codex keeps them (:data:`CODEX_BUILTIN_FEATURES`). The settings (both URLs among them) go into
+    ``home/.codex/config.toml``, mode 0600, which Codex reads from its CODEX_HOME."""
     codex_home = home / ".codex"
-    codex_home.mkdir(exist_ok=True)
+    codex_home.mkdir(mode=0o700, exist_ok=True)
+    lines = codex_settings(base_url, mcp_url, tool_timeout_s)
+    write_private(codex_home / "config.toml", "".join(f"{line}\n" for line in lines))
+    disabled = [*CODEX_ALWAYS_DISABLED, *(() if builtin_tools else CODEX_BUILTIN_FEATURES)]
+    argv = [
+        str(exe), "exec", "--json", "--skip-git-repo-check", "--ephemeral", "-C", str(workdir), "-m", model,
+        *[part for feature in disabled for part in ("--disable", feature)],
+        prompt,
+    ]  # fmt: skip
+    env = {**clean_environment(home), "CODEX_HOME": str(codex_home), CODEX_KEY_VARIABLE: api_key}
+    return Launch(argv, env, workdir)
+
+
+def codex_settings(base_url: str, mcp_url: str, tool_timeout_s: float) -> list[str]:
+    """The lines of Codex's config.toml for one episode (TOML dotted keys; strings quoted as JSON, which TOML
+    reads alike for the URLs and names here)."""
     provider, server = f"model_providers.{CODEX_PROVIDER}", f"mcp_servers.{MCP_SERVER}"
-    settings = [
-        f"model_provider={CODEX_PROVIDER}",
+    return [
+        f"model_provider={json.dumps(CODEX_PROVIDER)}",
         f"{provider}.name={json.dumps(CODEX_PROVIDER)}",
         f"{provider}.base_url={json.dumps(base_url)}",
         f'{provider}.wire_api="responses"',
@@ -145,15 +174,6 @@ def codex_launch(
         'otel.metrics_exporter="none"',
         'web_search="disabled"',
     ]
-    disabled = [*CODEX_ALWAYS_DISABLED, *(() if builtin_tools else CODEX_BUILTIN_FEATURES)]
-    argv = [
-        str(exe), "exec", "--json", "--skip-git-repo-check", "--ephemeral", "-C", str(workdir), "-m", model,
-        *[part for setting in settings for part in ("-c", setting)],
-        *[part for feature in disabled for part in ("--disable", feature)],
-        prompt,
-    ]  # fmt: skip
-    env = {**clean_environment(home), "CODEX_HOME": str(codex_home), CODEX_KEY_VARIABLE: api_key}
-    return Launch(argv, env, workdir)
 
 
 def json_events(text: str) -> list[dict[str, Any]]:

@@ -8,13 +8,20 @@ events or one JSON message; OpenAI's Responses API, ``response.completed``). Onc
 the episode's budget, it answers every further model request itself with an HTTP 400 error in the provider's
 format, without calling the endpoint, and records which limit was reached in :attr:`Meter.exhausted`.
 
+Only the episode's CLI may use it: its base URL (:attr:`Meter.url`) starts with a random secret path segment,
+and a request whose path does not start with it gets a 403 without reaching the endpoint (other local users'
+processes can reach the port, but not guess the secret). The CLI learns the URL from a private file or its own
+environment, never its command line.
+
 It asks the endpoint for unencoded answers (``accept-encoding: identity``); an answer compressed anyway is
 passed on as it is, but its usage cannot be read. Forwarding uses the standard library's ``http.client``, so the
 ``cli`` agent needs no HTTP client package.
 """
 
+import hmac
 import http.client
 import json
+import secrets
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -161,14 +168,16 @@ class Meter:
         self.exhausted: str | None = None  # the limit a model request was refused for: token_limit or cost_limit
         self._spent = Usage()
         self._lock = threading.Lock()
+        self.secret = secrets.token_urlsafe(32)  # the first path segment of every request the proxy accepts
         self.server = _Server(("127.0.0.1", 0), _Handler)
         self.server.meter = self
         self._thread = threading.Thread(target=self.server.serve_forever, name="discogym-meter", daemon=True)
 
     @property
     def url(self) -> str:
-        """The base URL to give the CLI: its requests' paths are appended to :attr:`upstream`."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        """The base URL to give the CLI, secret included: the rest of its requests' paths is appended to
+        :attr:`upstream`. Keep it off command lines (``ps`` shows them to every local user)."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{self.secret}"
 
     @property
     def usage(self) -> Usage:
@@ -194,9 +203,14 @@ class Meter:
         kind = http.client.HTTPSConnection if self._upstream.scheme == "https" else http.client.HTTPConnection
         return kind(self._upstream.hostname or "", self._upstream.port, timeout=TIMEOUT_S)
 
-    def target(self, path: str) -> str:
-        """The endpoint's path (and query) for a request the CLI sent to ``path``."""
-        return self._upstream.path + path
+    def target(self, path: str) -> str | None:
+        """The endpoint's path (and query) for a request the CLI sent to ``path``; None when ``path`` does not
+        start with the secret segment (compared in constant time)."""
+        prefix = f"/{self.secret}"
+        rest = path[len(prefix) :]
+        if not hmac.compare_digest(path[: len(prefix)].encode(), prefix.encode()) or rest[:1] not in ("", "/", "?"):
+            return None
+        return self._upstream.path + rest
 
     def refusal(self) -> str | None:
         """The limit a model request must be refused for now, or None; a refusal is recorded in
@@ -238,6 +252,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _forward(self) -> None:
         body = self._body()
+        target = self.meter.target(self.path)
+        if target is None:
+            message = "discogym meter: this proxy serves only its episode's CLI (the secret path is missing or wrong)"
+            self._send_error(403, error_body(self.path, message, "forbidden"))
+            return
         model = is_model_request(self.command, self.path)
         limit = self.meter.refusal() if model else None
         if limit is not None:
@@ -251,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
         connection = self.meter.connect()
         try:
             try:
-                connection.putrequest(self.command, self.meter.target(self.path), skip_accept_encoding=True)
+                connection.putrequest(self.command, target, skip_accept_encoding=True)
                 for name, value in headers:
                     connection.putheader(name, value)
                 connection.endheaders(body)
