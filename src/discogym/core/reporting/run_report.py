@@ -4,6 +4,8 @@ for every run in a folder of runs (what ``discogym sweep`` and ``make run`` writ
 What is read is checked first: an episode file not named after the key it holds (a copy) is not counted, an
 episode its run did not plan is left out, a file of another format version is refused, and a stored score
 that is not the one recomputed from the episode's log is replaced by the recomputed one. Each is a warning.
+Recomputed scores are remembered by the episode file's content (:mod:`discogym.core.reporting.score_cache`), so
+a report scores only the files that changed since the last one.
 """
 
 import base64
