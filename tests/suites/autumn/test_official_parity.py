@@ -160,6 +160,31 @@ def test_speed_ratio_median_leaves_out_crashed_programs():
     assert parity.median_speed_ratio([]) is None
 
 
+@pytest.mark.parametrize(
+    "run",
+    [
+        parity.Comparison(1, 0, 1, False, "official error", official_error="crashed (exit code -11)"),
+        parity.Comparison(1, 0, 1, False, "official error", "stopped", "stopped"),  # both stopped (sokoban)
+        parity.Comparison(1, 0, 1, False, "our error", ours_error="stopped"),
+    ],
+)
+def test_no_speed_ratio_for_a_program_with_a_run_that_did_not_finish(run):
+    finished = parity.Comparison(0, 0, 200, True)
+    report = parity.ProgramReport("crashy", [finished, run], ours_seconds=2.99, official_seconds=0.71)
+    assert not report.finished and report.speed_ratio is None and report.document()["speed_ratio"] is None
+    line = parity.summary_line(report)
+    assert "x)" not in line and "0.24" not in line and "(-: a run stopped at an error, no speed ratio)" in line
+    whole = parity.ProgramReport("whole", [finished], ours_seconds=2.0, official_seconds=3.0)
+    assert whole.finished and "(1.50x)" in parity.summary_line(whole)
+
+
+def test_the_recorded_official_error_gets_no_speed_ratio(tmp_path):
+    files = _programs(tmp_path, "render_method", "on_condition_list")
+    finished, stopped = parity.compare_folder(files, _recorded(), seeds=(1, 0), runs=1, steps=25, stdlib="official")
+    assert finished.speed_ratio is not None and stopped.status == "identical until the official error"
+    assert stopped.speed_ratio is None and parity.UNFINISHED in parity.summary_line(stopped)
+
+
 def test_parity_command_errors_are_one_clear_line(tmp_path):
     programs = tmp_path / "programs"
     programs.mkdir()

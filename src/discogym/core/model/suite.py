@@ -30,6 +30,9 @@ class Suite(ABC):
     # Raise it when tasks, environments or scoring change so that old episodes are no longer comparable;
     # it is recorded in every episode, and a resumed run refuses to mix episodes of two versions.
     version: ClassVar[str] = "1"
+    # Raise it when the scorer or auditor would give another score or audit for the same episode file:
+    # ``discogym report`` remembers recomputed scores by file content and this version (and ``version``).
+    scorer_version: ClassVar[str] = "1"
     # The lowest and highest score the suite gives (petri-bench scores 0-100, the others 0-1): every report and
     # plot shows the suite on this scale, and the conformance check holds scores to it.
     score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)

@@ -4,6 +4,8 @@ for every run in a folder of runs (what ``discogym sweep`` and ``make run`` writ
 What is read is checked first: an episode file not named after the key it holds (a copy) is not counted, an
 episode its run did not plan is left out, a file of another format version is refused, and a stored score
 that is not the one recomputed from the episode's log is replaced by the recomputed one. Each is a warning.
+Recomputed scores are remembered by the episode file's content (:mod:`discogym.core.reporting.score_cache`), so
+a report scores only the files that changed since the last one.
 """
 
 import base64
@@ -21,7 +23,7 @@ from discogym.core.model.agent import AgentOptions, Usage
 from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
 from discogym.core.model.report_table import ReportTable
-from discogym.core.model.suite import Suite, get_suite
+from discogym.core.model.suite import get_suite
 from discogym.core.model.termination import EndingKind
 from discogym.core.reporting.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
 from discogym.core.reporting.plots import plots_available, score_plot
@@ -35,8 +37,8 @@ from discogym.core.reporting.report_tables import (
     table_html,
     table_markdown,
 )
+from discogym.core.reporting.score_cache import ScoreCache
 from discogym.core.running.crosscheck import made_as_planned, mismatch_warning, score_warning
-from discogym.core.running.episode_loop import score_episode
 from discogym.core.running.planning import RunConfig, plan_episode
 from discogym.core.running.storage import RUN_FILE, RunDir
 from discogym.core.running.versions import mixed_versions
@@ -386,14 +388,20 @@ def run_report(
     """The report of the one run at ``root`` (see :func:`build_report`)."""
     run_dir = RunDir(root)
     warnings: list[str] = []
-    stored = list(run_dir.iter_episodes(skipped=warnings))
+    digests: dict[Path, str] = {}
+    stored = list(run_dir.iter_episodes(skipped=warnings, digests=digests))
     if not stored and not run_dir.episode_paths():
         raise UserError(f"{root} holds no episodes (expected files under {run_dir.episodes_dir})")
     config = _read_config(run_dir, warnings)
     planned = [e for e in stored if _planned(e, config, run_dir, warnings)]
     warnings.extend(filter(None, [mixed_versions(run_dir)]))
     suites = {name: get_suite(name) for name in sorted({e.key.suite for e in planned})}
-    episodes = [_checked(suites[e.key.suite], e, rescore, warnings) for e in planned]
+    cache = ScoreCache(root, read=not rescore)
+    episodes = []
+    for episode in planned:
+        recomputed = cache.recomputed(suites[episode.key.suite], episode, digests[run_dir.episode_path(episode.key)])
+        episodes.append(_checked(episode, recomputed, rescore, warnings))
+    cache.save()
     plots: list[Path] = []
     if plots_dir is not None and episodes:
         plots.extend(filter(None, [score_plot(episodes, plots_dir / "scores.png")]))
@@ -453,10 +461,10 @@ def _planned(episode: Episode, config: RunConfig | None, run_dir: RunDir, warnin
     return False
 
 
-def _checked(suite: Suite, episode: Episode, rescore: bool, warnings: list[str]) -> Episode:
-    """The episode rescored from its log when ``rescore`` is set or its stored score is not the recomputed
-    one (with a warning), else as stored; a warning too when its cached outcome disagrees with its log."""
-    recomputed = score_episode(suite, episode)
+def _checked(episode: Episode, recomputed: Episode, rescore: bool, warnings: list[str]) -> Episode:
+    """The episode rescored from its log (``recomputed``) when ``rescore`` is set or its stored score is not
+    the recomputed one (with a warning), else as stored; a warning too when its cached outcome disagrees with
+    its log."""
     differs = score_warning(episode, recomputed)
     warnings.extend(filter(None, [differs, mismatch_warning(recomputed)]))
     return recomputed if rescore or differs else episode

@@ -2,6 +2,7 @@
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -234,14 +235,19 @@ class RunDir:
             return []
         return sorted(p for p in self.episodes_dir.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
 
-    def iter_episodes(self, skipped: list[str] | None = None) -> Iterator[Episode]:
+    def iter_episodes(
+        self, skipped: list[str] | None = None, digests: dict[Path, str] | None = None
+    ) -> Iterator[Episode]:
         """Every episode of the run, in file-name order; a file of another format version is a UserError naming
         it. A damaged file, and a file not named after the key it holds (a copied or renamed episode), are left
         out with a line saying so added to ``skipped`` if given; without ``skipped`` a damaged file is a
-        UserError."""
+        UserError. ``digests``, if given, gets each file's SHA-256 (hex) of the very bytes its episode was read
+        from."""
         for path in self.episode_paths():
             try:
-                episode = load_episode(path)
+                episode, digest = read_episode_file(path)
+                if digests is not None:
+                    digests[path] = digest
             except ValidationError as err:
                 damaged = f"{path} is not a valid episode file ({err.error_count()} problems)"
                 if skipped is None:
@@ -270,16 +276,30 @@ class RunDir:
 
 def load_episode(path: Path) -> Episode:
     """The episode stored at ``path``. A file of a format version this discogym does not read is a UserError
-    naming it (checked before validation: another version may not validate); a damaged file raises
+    naming it (also when it does not validate: another version may not); a damaged file raises
     ValidationError, an unreadable one OSError."""
+    return read_episode_file(path)[0]
+
+
+def read_episode_file(path: Path) -> tuple[Episode, str]:
+    """:func:`load_episode`, and the SHA-256 (hex) of the bytes it was read from. The file is parsed once;
+    only a file that does not validate is parsed again, for the format version it declares."""
     data = path.read_bytes()
-    version = _format_version(data)
+    try:
+        episode = Episode.model_validate_json(data)
+    except ValidationError:
+        _check_format_version(path, _format_version(data))
+        raise
+    _check_format_version(path, episode.format_version)
+    return episode, hashlib.sha256(data).hexdigest()
+
+
+def _check_format_version(path: Path, version: object) -> None:
     if version != EPISODE_FORMAT_VERSION:
         raise UserError(
             f"{path} has episode format_version {version}; this discogym reads format_version "
             f"{EPISODE_FORMAT_VERSION} (use the discogym that wrote it)"
         )
-    return Episode.model_validate_json(data)
 
 
 def _format_version(data: bytes) -> object:

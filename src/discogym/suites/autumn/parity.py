@@ -246,9 +246,15 @@ class ProgramReport:
         return next((r for r in self.runs if not r.identical), None)
 
     @property
+    def finished(self) -> bool:
+        """True when both interpreters played every run to its last step (neither stopped at an error)."""
+        return not any(r.official_error or r.ours_error for r in self.runs)
+
+    @property
     def speed_ratio(self) -> float | None:
-        """The official interpreter's time over ours (> 1: ours is faster)."""
-        return self.official_seconds / self.ours_seconds if self.ours_seconds > 0 else None
+        """The official interpreter's time over ours (> 1: ours is faster); None when a run did not finish: an
+        interpreter that stopped early did less work, and its time is not comparable."""
+        return self.official_seconds / self.ours_seconds if self.ours_seconds > 0 and self.finished else None
 
     def document(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
@@ -380,19 +386,21 @@ def compare_folder(
 
 def median_speed_ratio(reports: Iterable[ProgramReport]) -> float | None:
     """The median over programs of the official interpreter's time over ours, leaving out programs with a run
-    the official interpreter did not finish (a crash reports no time)."""
-    ratios = sorted(
-        r.speed_ratio for r in reports if r.speed_ratio is not None and not any(c.official_error for c in r.runs)
-    )
+    that did not finish (their :attr:`ProgramReport.speed_ratio` is None)."""
+    ratios = sorted(r.speed_ratio for r in reports if r.speed_ratio is not None)
     if not ratios:
         return None
     middle = len(ratios) // 2
     return ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
 
 
+UNFINISHED = "-: a run stopped at an error, no speed ratio"
+
+
 def summary_line(report: ProgramReport) -> str:
-    """One line per program: status, steps compared, times, and where the first difference is."""
-    ratio = "-" if report.speed_ratio is None else f"{report.speed_ratio:.2f}x"
+    """One line per program: status, steps compared, times, their ratio ("-" when a run stopped at an error:
+    the times of unfinished runs are not comparable), and where the first difference is."""
+    ratio = f"{report.speed_ratio:.2f}x" if report.speed_ratio is not None else UNFINISHED
     line = (
         f"{report.program:<28} {report.status:<34} {report.steps:>6} steps  ours {report.ours_seconds:7.2f} s  "
         f"official {report.official_seconds:7.2f} s  ({ratio})"

@@ -94,6 +94,7 @@ class AutumnSuite(Suite):
     aliases = ("autumnbench", "worldtest")
     description = "explore a grid world without reward, then pass a test it did not know about (AutumnBench)"
     version = "2"  # docs/autumn.md, "Versions"
+    scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
     frame_rate_play = True  # the paper's GUI runs at the environment's frame rate, with automatic noops
     people_condition = "people"
     human_percentile = 80.0  # the paper's human baseline: the 80th percentile of people's scores per problem

@@ -77,6 +77,7 @@ class CraftingSuite(Suite):
     aliases = ("plancraft",)
     description = "craft a Minecraft item through the crafting GUI (Plancraft), or recognise that it is impossible"
     version = "1"  # docs/crafting.md, "Versions"
+    scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
 
     def splits(self) -> list[str]:
         return list(data.SPLITS)

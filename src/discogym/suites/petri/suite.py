@@ -42,6 +42,7 @@ class PetriSuite(Suite):
     aliases = ("petri-bench",)
     description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
     version = "2"  # docs/petri.md, "Versions"
+    scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
     score_range = verdict.SCORE_RANGE
 
     def splits(self) -> list[str]:

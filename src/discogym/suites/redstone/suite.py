@@ -82,6 +82,7 @@ class RedstoneSuite(Suite):
     aliases = ("scicrafter",)
     description = "build redstone circuits that light lamps in timed patterns (SciCrafter)"
     version = "1"  # docs/redstone.md, "Versions"
+    scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
 
     def splits(self) -> list[str]:
         return [OFFICIAL, *FAMILIES]
