@@ -284,6 +284,9 @@ def report_incomplete(summary: "RunSummary") -> None:
 
 
 # Options that `run` and `sweep` share.
+SplitOption = Annotated[str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")]
+TasksOption = Annotated[list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")]
+ConditionOption = Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")]
 ModelOption = Annotated[
     list[str] | None,
     typer.Option(help="Model of a language-model agent, e.g. openai/gpt-5 (repeatable; implies --agent llm)."),
@@ -333,13 +336,9 @@ def executor_of(backend: Backend, address: str | None, workers: int, concurrency
 def estimate_command(
     suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
     model: Annotated[list[str], typer.Option(help="The model to estimate, e.g. openai/gpt-5 (repeatable).")],
-    split: Annotated[
-        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
-    ] = None,
-    task: Annotated[
-        list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
-    ] = None,
-    condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
+    split: SplitOption = None,
+    task: TasksOption = None,
+    condition: ConditionOption = None,
     agent_opt: AgentOptOption = None,
     explore: Annotated[
         int | None, typer.Option(min=0, help="autumn: this many exploration acts before the reference's calls.")
@@ -463,13 +462,9 @@ QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 def run(
     suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
     agent: Annotated[list[str] | None, typer.Option(help="Agent(s) to run; default: reference.")] = None,
-    split: Annotated[
-        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
-    ] = None,
-    task: Annotated[
-        list[str] | None, typer.Option("--tasks", "--task", help="Only these task ids (repeatable).")
-    ] = None,
-    condition: Annotated[list[str] | None, typer.Option(help="Condition(s) (default: the suite's first).")] = None,
+    split: SplitOption = None,
+    task: TasksOption = None,
+    condition: ConditionOption = None,
     model: ModelOption = None,
     agent_opt: AgentOptOption = None,
     token_limit: TokenLimitOption = None,
@@ -810,9 +805,7 @@ def mcp_command(
     transport: Annotated[Transport, typer.Option(help="stdio (one client) or streamable HTTP.")] = Transport.stdio,
     host: Annotated[str, typer.Option(help="Address to listen on (http).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on (http).")] = 8765,
-    split: Annotated[
-        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
-    ] = None,
+    split: SplitOption = None,
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episodes' seeds derive from.")] = 0,
     out: Annotated[
         Path | None, typer.Option(parser=out_folder, help="Run directory for the episodes (default: runs/mcp/SUITE).")
@@ -854,9 +847,7 @@ def mcp_command(
 def play(
     suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
     task_id: Annotated[str, typer.Argument(metavar="TASK", help="Task id (see `discogym list SUITE`).")],
-    split: Annotated[
-        str | None, typer.Option("--split", "--set", help="Task set (default: the suite's first).")
-    ] = None,
+    split: SplitOption = None,
     condition: Annotated[str | None, typer.Option(help="Condition (default: the suite's first).")] = None,
     seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed the episode's seeds derive from.")] = 0,
     out: Annotated[
