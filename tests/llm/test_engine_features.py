@@ -5,6 +5,7 @@ spends its whole output budget on reasoning."""
 import asyncio
 import importlib.util
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from discogym.core import AgentOptions, Termination, UserError
 from discogym.core.running.executors import raise_in_thread
 from discogym.llm.agent import make_llm_agent
-from discogym.llm.engine import run_on_engine
+from discogym.llm.engine import WAKE_SECONDS, run_on_engine
 from discogym.llm.models import BUILTIN_PRICES
 from tests.llm.conftest import episodes, llm_options, run_llm
 from tests.llm.fake_endpoint import Exhausted, FakeEndpoint, Request
@@ -172,6 +173,7 @@ def test_an_episode_stopped_while_it_waits_on_the_model_cancels_its_request():
     thread = threading.Thread(target=episode, daemon=True)
     thread.start()
     assert started.wait(5) and thread.ident is not None
+    time.sleep(2 * WAKE_SECONDS)  # the request may start before the thread holds its future: let it wait on it
     raise_in_thread(thread.ident, KeyboardInterrupt)  # how a stopping run ends its episodes' threads
     thread.join(5)
     assert not thread.is_alive() and stopped == [KeyboardInterrupt] and cancelled.wait(5)

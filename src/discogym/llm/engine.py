@@ -134,12 +134,14 @@ def run_on_engine(coroutine: Coroutine[Any, Any, T]) -> T:
     The wait wakes every :data:`WAKE_SECONDS`, so an exception raised into this thread (a run that stops its
     episodes) is met within that time; the request is then cancelled rather than left waiting on the model.
     """
-    future = asyncio.run_coroutine_threadsafe(coroutine, _engine_loop())
+    future: concurrent.futures.Future[T] | None = None
     try:
+        future = asyncio.run_coroutine_threadsafe(coroutine, _engine_loop())
         while not future.done():
             concurrent.futures.wait([future], timeout=WAKE_SECONDS)
     except BaseException:
-        future.cancel()
+        if future is not None:
+            future.cancel()
         raise
     return future.result()
 
