@@ -11,7 +11,7 @@ from discogym.core import AgentOptions, Episode, Task, UserError
 from discogym.core.reporting.run_report import build_report
 from discogym.core.running.runner import RunConfig, Runner
 from discogym.core.running.storage import RunDir
-from discogym.core.running.versions import mixed_versions, task_hash
+from discogym.core.running.versions import mixed_versions, stamp_of, task_hash
 from tests.core.toy_suite import DigitSuite, suite
 
 
@@ -139,8 +139,11 @@ def test_mixed_versions_are_named(tmp_path):
     assert "episodes of suite 'toy' versions 1, 2;" in (
         mixed_versions(RunDir(mixed_run(tmp_path, NextVersion()))) or ""
     )
-    changed = mixed_versions(RunDir(mixed_run(tmp_path / "changed", ChangedTask())))
+    changed_run = RunDir(mixed_run(tmp_path / "changed", ChangedTask()))
+    changed = mixed_versions(changed_run)
     assert changed is not None and "tasks with more than one content (toy/tiny-01)" in changed
+    read = [stamp_of(stored.path, stored.episode) for stored in changed_run.read_episodes()]
+    assert mixed_versions(changed_run, read) == changed  # stamps of the episodes a report has read already
 
 
 def test_report_warns_about_a_run_that_mixes_versions(tmp_path, run_cli):

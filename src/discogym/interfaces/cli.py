@@ -568,6 +568,15 @@ def report(
     as_json: JsonOption = False,
 ) -> None:
     """Aggregate a run's episodes, or every run's in a folder, into tables (markdown on stdout) and plots (PNG)."""
+    from discogym.core.running.storage import collector_paused
+
+    with collector_paused():  # _report's episodes are freed before the collector would traverse them once more
+        _report(run_dir, html, rescore, plots, no_plots, min_people, as_json)
+
+
+def _report(
+    run_dir: Path, html: Path | None, rescore: bool, plots: Path | None, no_plots: bool, min_people: int, as_json: bool
+) -> None:
     from discogym.core.reporting.plots import plots_available
     from discogym.core.reporting.run_report import build_report
 

@@ -2,7 +2,7 @@
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,13 +31,20 @@ class Usage(BaseModel):
     reasoning_tokens: int = Field(default=0, exclude_if=lambda tokens: tokens == 0)
 
     def __add__(self, other: "Usage") -> "Usage":
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cached_tokens=self.cached_tokens + other.cached_tokens,
-            cost_usd=self.cost_usd + other.cost_usd,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+        return Usage.total([self, other])
+
+    @classmethod
+    def total(cls, parts: Iterable["Usage | None"]) -> "Usage":
+        """The sum of ``parts`` in their order (None adds nothing), made as one object: an episode's total
+        over its events costs one object, not one per event."""
+        present = [part for part in parts if part is not None]
+        return cls(
+            input_tokens=sum(part.input_tokens for part in present),
+            output_tokens=sum(part.output_tokens for part in present),
+            cached_tokens=sum(part.cached_tokens for part in present),
+            cost_usd=sum(part.cost_usd for part in present),
+            cache_write_tokens=sum(part.cache_write_tokens for part in present),
+            reasoning_tokens=sum(part.reasoning_tokens for part in present),
         )
 
 

@@ -91,8 +91,11 @@ class Event(BaseModel):
 
     def total_usage(self) -> Usage:
         """The call's cost with its sub-agent session's."""
-        total = self.usage or Usage()
-        return total + self.session.usage() if self.session is not None else total
+        return Usage.total([self.usage, self.session.usage() if self.session is not None else None])
+
+    def usage_part(self) -> Usage | None:
+        """What the call adds to its episode's total: :meth:`total_usage`, or None when it cost nothing."""
+        return self.usage if self.session is None else self.total_usage()
 
 
 class SubSession(BaseModel):
@@ -108,10 +111,7 @@ class SubSession(BaseModel):
 
     def usage(self) -> Usage:
         """Tokens and cost of the session."""
-        total = self.final_usage or Usage()
-        for event in self.events:
-            total = total + event.total_usage()
-        return total
+        return Usage.total([self.final_usage, *(event.usage_part() for event in self.events)])
 
 
 Event.model_rebuild()
@@ -190,10 +190,7 @@ class Episode(BaseModel):
 
     def usage(self) -> Usage:
         """Tokens and cost summed over the episode, its sub-agents' sessions included."""
-        total = self.outcome.final_usage or Usage()
-        for event in self.events:
-            total = total + event.total_usage()
-        return total
+        return Usage.total([self.outcome.final_usage, *(event.usage_part() for event in self.events)])
 
     def to_json(self) -> bytes:
         """The canonical file content: sorted keys, so the bytes depend only on the content."""

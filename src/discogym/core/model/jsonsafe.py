@@ -32,16 +32,23 @@ def json_safe(value: Any, depth: int = 0) -> Any:
     lone surrogates in strings become U+FFFD. Raises TypeError for values with no JSON form and
     ValueError for nesting deeper than :data:`MAX_DEPTH`."""
     kind = type(value)
+    if kind is str:
+        return value if value.isascii() else _valid_text(value)  # isascii is free: CPython marks ASCII strings
     if value is None or kind is bool:
         return value
-    if kind is str:
-        return _valid_text(value)
-    if kind is float:
-        return value if math.isfinite(value) else None
     if kind is int:
         return value if _INT64_MIN <= value <= _UINT64_MAX else str(value)
+    if kind is float:
+        return value if math.isfinite(value) else None
     if depth >= MAX_DEPTH:
         raise ValueError(f"a value is nested deeper than {MAX_DEPTH} levels")
+    if kind is dict:  # the common case, without _key's checks for keys that need none
+        return {
+            key if type(key) is str and key.isascii() else _key(key): json_safe(item, depth + 1)
+            for key, item in value.items()
+        }
+    if kind is list:
+        return [json_safe(item, depth + 1) for item in value]
     if isinstance(value, dict):
         return {_key(key): json_safe(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple):

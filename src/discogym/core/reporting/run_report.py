@@ -40,8 +40,8 @@ from discogym.core.reporting.report_tables import (
 from discogym.core.reporting.score_cache import ScoreCache
 from discogym.core.running.crosscheck import made_as_planned, mismatch_warning, score_warning
 from discogym.core.running.planning import RunConfig, plan_episode
-from discogym.core.running.storage import RUN_FILE, RunDir
-from discogym.core.running.versions import mixed_versions
+from discogym.core.running.storage import RUN_FILE, RunDir, StoredEpisode, collector_paused
+from discogym.core.running.versions import mixed_versions, stamp_of
 from discogym.core.terminal.console import plural
 
 GENERIC_COLUMNS = [
@@ -386,20 +386,24 @@ def run_report(
     root: Path, *, rescore: bool = False, plots_dir: Path | None = None, min_people: int = DEFAULT_MIN_PEOPLE
 ) -> RunReport:
     """The report of the one run at ``root`` (see :func:`build_report`)."""
+    with collector_paused():
+        return _run_report(root, rescore=rescore, plots_dir=plots_dir, min_people=min_people)
+
+
+def _run_report(root: Path, *, rescore: bool, plots_dir: Path | None, min_people: int) -> RunReport:
     run_dir = RunDir(root)
     warnings: list[str] = []
-    digests: dict[Path, str] = {}
-    stored = list(run_dir.iter_episodes(skipped=warnings, digests=digests))
+    stored = list(run_dir.read_episodes(skipped=warnings))
     if not stored and not run_dir.episode_paths():
         raise UserError(f"{root} holds no episodes (expected files under {run_dir.episodes_dir})")
     config = _read_config(run_dir, warnings)
-    planned = [e for e in stored if _planned(e, config, run_dir, warnings)]
-    warnings.extend(filter(None, [mixed_versions(run_dir)]))
-    suites = {name: get_suite(name) for name in sorted({e.key.suite for e in planned})}
+    planned = [read for read in stored if _planned(read, config, warnings)]
+    warnings.extend(filter(None, [mixed_versions(run_dir, [stamp_of(read.path, read.episode) for read in stored])]))
+    suites = {name: get_suite(name) for name in sorted({read.episode.key.suite for read in planned})}
     cache = ScoreCache(root, read=not rescore)
     episodes = []
-    for episode in planned:
-        recomputed = cache.recomputed(suites[episode.key.suite], episode, digests[run_dir.episode_path(episode.key)])
+    for _, episode, digest in planned:
+        recomputed = cache.recomputed(suites[episode.key.suite], episode, digest)
         episodes.append(_checked(episode, recomputed, rescore, warnings))
     cache.save()
     plots: list[Path] = []
@@ -437,11 +441,11 @@ def _read_config(run_dir: RunDir, warnings: list[str]) -> RunConfig | None:
         return None
 
 
-def _planned(episode: Episode, config: RunConfig | None, run_dir: RunDir, warnings: list[str]) -> bool:
+def _planned(read: StoredEpisode, config: RunConfig | None, warnings: list[str]) -> bool:
     """True when the run plans this episode: of its suite, with the key and seeds :func:`plan_episode` gives
     with the run's seed (its own recorded seed when there is no run.json: ``play`` and ``mcp`` write none).
     Membership of run.json's grid is not asked: a rerun with other agents or models rewrites run.json."""
-    key = episode.key
+    episode, key = read.episode, read.episode.key
     seed = episode.provenance.run_seed if config is None else config.seed
     agent = AgentOptions.model_construct(
         name=key.agent,
@@ -455,8 +459,7 @@ def _planned(episode: Episode, config: RunConfig | None, run_dir: RunDir, warnin
         return True
     run = f"suite '{config.suite}', seed {seed}" if config else f"seed {seed}"
     warnings.append(
-        f"{run_dir.episode_path(key)}: not an episode this run plans ({run}): copied from another run or "
-        "edited; it is left out"
+        f"{read.path}: not an episode this run plans ({run}): copied from another run or edited; it is left out"
     )
     return False
 

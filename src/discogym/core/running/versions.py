@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
 from discogym.core.model.suite import Suite
 from discogym.core.model.task import Task
@@ -77,17 +77,19 @@ def read_stamps(run_dir: RunDir) -> list[EpisodeStamp]:
             stamped = _StampedEpisode.model_validate_json(path.read_bytes())
         except (OSError, ValidationError):
             continue
-        recorded = stamped.provenance
-        stamps.append(
-            EpisodeStamp(
-                path=path,
-                suite=stamped.key.suite,
-                task=stamped.task.id,
-                suite_version=recorded.suite_version,
-                content_hash=content_hash(stamped.task),
-            )
-        )
+        stamps.append(stamp_of(path, stamped))
     return stamps
+
+
+def stamp_of(path: Path, episode: Episode | _StampedEpisode) -> EpisodeStamp:
+    """The stamp of an episode read from ``path``."""
+    return EpisodeStamp(
+        path=path,
+        suite=episode.key.suite,
+        task=episode.task.id,
+        suite_version=episode.provenance.suite_version,
+        content_hash=content_hash(episode.task),
+    )
 
 
 def _listed(items: list[str]) -> str:
@@ -132,11 +134,12 @@ def check_resumable(suite: Suite, run_dir: RunDir, tasks: Iterable[Task]) -> Non
     )
 
 
-def mixed_versions(run_dir: RunDir) -> str | None:
-    """One line saying what the run directory mixes (suite versions, a task's contents), or None."""
+def mixed_versions(run_dir: RunDir, stamps: Iterable[EpisodeStamp] | None = None) -> str | None:
+    """One line saying what the run directory mixes (suite versions, a task's contents), or None; ``stamps``
+    are its episodes' (:func:`stamp_of` the episodes a caller has read already), else they are read."""
     versions: dict[str, set[str]] = defaultdict(set)
     hashes: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for stamp in read_stamps(run_dir):
+    for stamp in read_stamps(run_dir) if stamps is None else stamps:
         if stamp.suite_version is not None:
             versions[stamp.suite].add(stamp.suite_version)
         hashes[(stamp.suite, stamp.task)].add(stamp.content_hash)

@@ -7,7 +7,7 @@ from contextlib import suppress
 from statistics import fmean
 from typing import Any
 
-from scipy import stats
+from scipy import special  # stdtrit: scipy.stats alone takes half a second to import
 
 from discogym.core import Episode, ReportTable
 from discogym.core.reporting.report_tables import (
@@ -147,7 +147,8 @@ def _t_interval(samples: list[float], confidence: float = 0.95) -> list[float] |
     """The t interval of the mean of per-repeat values; None for fewer than two repeats."""
     if len(samples) < 2:
         return None
-    half = float(stats.t.ppf(0.5 + confidence / 2, len(samples) - 1)) * standard_error(samples)  # type: ignore[operator]
+    quantile = float(special.stdtrit(len(samples) - 1, 0.5 + confidence / 2))  # Student's t, as stats.t.ppf
+    half = quantile * standard_error(samples)  # type: ignore[operator]
     centre = fmean(samples)
     return [centre - half, centre + half]
 
