@@ -162,3 +162,27 @@ def test_a_ray_run_stopped_by_ctrl_c_then_killed_resumes_to_the_local_runs_files
     assert counts is not None, resumed.stderr
     assert int(counts[1]) + int(counts[2]) == 100 and int(counts[2]) >= written
     assert files(tmp_path / "ray") == files(tmp_path / "local")
+
+
+NOT_LOOPBACK_SCRIPT = """
+import ray
+from discogym.core.model.errors import UserError
+from discogym.core.running.ray_executor import RayExecutor
+
+ray.util.get_node_ip_address = lambda *args, **kwargs: "192.0.2.7"  # as if Ray had taken the machine's address
+try:
+    RayExecutor(workers=1)._connect()
+except UserError as err:
+    print("refused:", err)
+print("still running:", ray.is_initialized())
+"""
+
+
+def test_a_local_instance_that_took_another_address_is_stopped_and_refused():
+    done = subprocess.run(
+        [sys.executable, "-c", NOT_LOOPBACK_SCRIPT], capture_output=True, text=True, env=cli_environment(), cwd=REPO,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "refused: the local Ray instance took the address 192.0.2.7, not 127.0.0.1: not started" in done.stdout
+    assert "still running: False" in done.stdout
