@@ -179,9 +179,10 @@ def _list_tasks(suite: "Suite", split: str | None, as_json: bool) -> None:
     stdout.print(table)
 
 
-def out_folder(value: str) -> Path:
-    """An ``--out`` value as a path. An empty one is refused: it would quietly mean the current folder."""
-    if not value.strip():
+def out_folder(value: str | Path) -> Path:
+    """An ``--out`` value as a path (typer also passes a default through here). An empty one is refused: it would
+    quietly mean the current folder."""
+    if not str(value).strip():
         raise typer.BadParameter("must name a folder; it is empty")
     return Path(value)
 
@@ -788,24 +789,53 @@ def serve(
             help="Also answer requests for this host name (repeatable; 127.0.0.1, localhost and [::1] always).",
         ),
     ] = None,
+    study: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="STUDY.yaml",
+            help="Serve this study to its participants only (no browsing); their games go to --out.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=out_folder, help="The study's folder (default: studies/NAME).")
+    ] = None,
 ) -> None:
-    """Serve the web app: people play any task in the browser, and anyone browses the runs."""
+    """Serve the web app: people play any task in the browser, and anyone browses the runs; or, with --study,
+    a study's participants play their assigned games and reach nothing else."""
     with user_errors():
         try:
             import uvicorn
 
             from discogym.interfaces.web.app import create_app
+            from discogym.interfaces.web.guard import SERVER_LIMITS
         except ImportError as err:
             raise UserError(f"the web app needs the web extra: pip install 'discogym[web]' ({err})") from None
         from discogym.interfaces.listening import bind_http
 
-        web_app = create_app(runs, allowed_host or [], listen=host)
+        if study is not None:
+            web_app, where = study_app(study, out, allowed_host or [], host)
+        else:
+            web_app, where = create_app(runs, allowed_host or [], listen=host), runs / "web"
         listener = bind_http(host, port)
-    stderr.print(f"discogym serve: http://{host}:{port}/ (runs in {runs}); Ctrl-C stops it", highlight=False)
+    stderr.print(f"discogym serve: http://{host}:{port}/ (games written to {where}); Ctrl-C stops it", highlight=False)
     try:
-        uvicorn.Server(uvicorn.Config(web_app, log_level="warning")).run(sockets=[listener])
+        uvicorn.Server(uvicorn.Config(web_app, log_level="warning", **SERVER_LIMITS)).run(sockets=[listener])
     except KeyboardInterrupt:
-        fail(f"interrupted; games in progress were written to {runs / 'web'} as abandoned", EXIT_INTERRUPTED)
+        fail(f"interrupted; games in progress were written to {where} as abandoned", EXIT_INTERRUPTED)
+    unsaved = getattr(web_app.state, "unsaved", [])
+    if unsaved:
+        fail(f"{plural(len(unsaved), 'finished game')} could not be written to {where}: {', '.join(unsaved)}")
+
+
+def study_app(study_file: Path, out: Path | None, allowed: list[str], host: str) -> tuple[Any, Path]:
+    """The participants' app of the study in ``study_file``, its games in ``out`` (default ``studies/NAME``)."""
+    from discogym.interfaces.web.study import Study, load_study_file, prepare_study_folder
+    from discogym.interfaces.web.study_app import create_study_app
+
+    loaded = load_study_file(study_file)
+    folder = out or Path("studies") / loaded.name
+    prepare_study_folder(study_file, folder)
+    return create_study_app(Study(loaded, folder), allowed, listen=host), folder
 
 
 @app.command("mcp")

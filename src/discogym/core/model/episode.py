@@ -215,3 +215,6 @@ class EpisodeRuntime(BaseModel):
     sessions: list[list[StepTiming]] = Field(default_factory=list)  # each sub-agent session's steps, in order
     traceback: str | None = None
     agent_output: str | None = None  # what the agent printed, if it keeps any (an agent CLI's raw event stream)
+    # A person's game at a frame rate (the web app): seconds between the frames the server ran, each held back to
+    # the frame rate; longer ones are frames the person's page sent late.
+    frame_intervals_s: list[float] | None = Field(default=None, exclude_if=lambda intervals: intervals is None)

@@ -45,6 +45,7 @@ class Termination(StrEnum):
     TURN_LIMIT = "turn_limit"  # an agent CLI's turn cap, or an Inspect limit (messages, tokens, time)
     CONFORMANCE_STEP_CAP = "conformance_step_cap"  # discogym check-suite's cap on a random episode
     CONTEXT_OVERFLOW = "context_overflow"  # a model's conversation outgrew its context window, nothing left to drop
+    GAME_TIME_LIMIT = "game_time_limit"  # a person's game ran past its study's time (discogym serve --study)
     # Stopped by an error.
     ENV_ERROR = "env_error"  # a bug of the environment (or of a scorer of its tools)
     AGENT_ERROR = "agent_error"  # a bug of the agent
@@ -80,6 +81,7 @@ _KINDS: dict[Termination, EndingKind] = {
             Termination.TURN_LIMIT,
             Termination.CONFORMANCE_STEP_CAP,
             Termination.CONTEXT_OVERFLOW,
+            Termination.GAME_TIME_LIMIT,
         ],
         EndingKind.LIMIT,
     ),

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from discogym.core.model.agent import AgentOptions
-from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.episode import Episode, EpisodeKey, EpisodeRuntime
 from discogym.core.model.errors import InfrastructureError, UserError
 from discogym.core.model.suite import Suite
 from discogym.core.model.task import Condition, Task
@@ -79,7 +79,9 @@ class ExternalEpisodes:
         self.seed = seed
         self.tasks = {task.id: task for task in suite.tasks(self.split)}
         self._claims: dict[EpisodeKey, EpisodeClaim] = {}
+        self._unsaved: dict[str, tuple[Episode, EpisodeRuntime]] = {}  # finished, not yet written (a write error)
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()  # one writer of the kept episodes at a time
         self._preview: list[ToolSpec] | None = None
 
     def session(self, client: str = UNKNOWN_CLIENT, options: dict[str, str] | None = None) -> "Session":
@@ -144,14 +146,44 @@ class ExternalEpisodes:
         if claim is not None:
             claim.release()
 
-    def write(self, recorder: EpisodeRecorder) -> str:
-        """Finish the episode (closing its environment), write it, release its key; return its file name."""
+    def write(self, recorder: EpisodeRecorder, frame_intervals_s: list[float] | None = None) -> str:
+        """Finish the episode (closing its environment), write it, release its key; return its file name.
+
+        A finished episode is never lost to a write error (a full disk, no file descriptor left): it is kept,
+        with the claim on its name, until :meth:`retry_unsaved` writes it; :meth:`saved` tells whether it is."""
         try:
             episode, runtime = recorder.record()
-            self.run_dir.write_episode(episode, runtime)
-        finally:
+        except BaseException:
             self.release(recorder.planned.key)
-        return self.run_dir.episode_path(episode.key).name
+            raise
+        if frame_intervals_s is not None:
+            runtime = runtime.model_copy(update={"frame_intervals_s": frame_intervals_s})
+        name = self.run_dir.episode_path(episode.key).name
+        with self._lock:
+            self._unsaved[name] = (episode, runtime)
+        self.retry_unsaved()
+        return name
+
+    def saved(self, name: str) -> bool:
+        """False while the episode file ``name`` is kept in memory, waiting to be written."""
+        with self._lock:
+            return name not in self._unsaved
+
+    def retry_unsaved(self) -> list[str]:
+        """Write the episodes kept after a write error (in name order); return those still not written."""
+        with self._write_lock:
+            with self._lock:
+                waiting = sorted(self._unsaved.items())
+            for name, (episode, runtime) in waiting:
+                try:
+                    self.run_dir.write_episode(episode, runtime)
+                except OSError:
+                    continue
+                with self._lock:
+                    del self._unsaved[name]
+                self.release(episode.key)
+            with self._lock:
+                return sorted(self._unsaved)
 
 
 def claim_next_free(
@@ -184,6 +216,8 @@ class Session:
         self.written: str | None = None  # the file name of the episode written last
         self.keep_views = False  # set by interfaces that draw the environment's view (the web app)
         self.last_view: dict[str, Any] | None = None  # the environment's view after the last start or call
+        self.last_ending: Termination | None = None  # how the episode written last ended
+        self.frame_intervals_s: list[float] | None = None  # set by the web app for a game at a frame rate
 
     @property
     def playing(self) -> bool:
@@ -252,9 +286,10 @@ class Session:
             result = result.model_copy(update={"text": f"{result.text}\n(The episode is over and has been recorded.)"})
         return result
 
-    def end(self, message: str | None) -> str:
-        """End the running episode at the client's wish (``agent_stopped``), write it, return its file name."""
-        self._running().stop(Termination.AGENT_STOPPED, message or None)
+    def end(self, message: str | None, termination: Termination = Termination.AGENT_STOPPED) -> str:
+        """End the running episode at the client's wish (``agent_stopped``), or as ``termination`` (a limit of the
+        interface's own), write it, return its file name."""
+        self._running().stop(termination, message or None)
         return self._write()
 
     def leave(self) -> str | None:
@@ -298,8 +333,10 @@ class Session:
         recorder, self.recorder = self.recorder, None
         if recorder is None:
             raise RuntimeError("no episode to write")
+        self.last_ending = recorder.termination
+        intervals, self.frame_intervals_s = self.frame_intervals_s, None
         try:
-            self.written = self.host.write(recorder)
+            self.written = self.host.write(recorder, intervals)
             return self.written
         except InfrastructureError as err:  # e.g. a judge model's endpoint down while scoring
             recorder.abandon()

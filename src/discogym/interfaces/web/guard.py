@@ -1,12 +1,15 @@
 """What keeps other web sites out of the app on localhost: the Host header checked (against DNS rebinding),
 the Origin of state-changing requests checked (against cross-site form posts), and headers that forbid framing
-and inline script on every response.
+and inline script on every response. Request bodies are bounded in size and in time, and the server's own limits
+(connections, header size, shutdown) are in :data:`SERVER_LIMITS`.
 
 A request without Origin and Referer is let through: browsers send Origin with every POST, so such a request
 comes from a program on this machine (curl, a test), which the Host check and the loopback address already
 trust."""
 
+import asyncio
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
@@ -104,9 +107,83 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+MAX_BODY_BYTES = 1024 * 1024
+BODY_SECONDS = 10.0  # a request's body must arrive within this time
+# uvicorn's settings for both apps: connections capped (503 beyond: file descriptors stay for writing episodes),
+# idle keep-alive connections closed after 5 s, request heads of at most 16 KiB, and at most 3 s of waiting for
+# open connections when the server stops, so that games in progress are written soon after a SIGTERM.
+SERVER_LIMITS: dict[str, Any] = {
+    "limit_concurrency": 512,
+    "timeout_keep_alive": 5,
+    "h11_max_incomplete_event_size": 16 * 1024,
+    "timeout_graceful_shutdown": 3,
+}
+
+
+class BodyLimit:
+    """Reads a request's body before the app sees it: over :data:`MAX_BODY_BYTES` (by its Content-Length or as it
+    arrives) it is refused with 413, and one that takes longer than :data:`BODY_SECONDS` to arrive with 408, so
+    that no request holds a worker while a client trickles its body in."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length", "0")
+        if not declared.isdigit():
+            await _refuse(400, "malformed Content-Length", scope, receive, send)
+            return
+        if int(declared) > MAX_BODY_BYTES:
+            await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
+            return
+        try:
+            body = await asyncio.wait_for(_read_body(receive), BODY_SECONDS)
+        except TimeoutError:
+            await _refuse(408, f"the request body took more than {BODY_SECONDS:g} s to arrive", scope, receive, send)
+            return
+        if body is None:
+            await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: wait for the client to go away, as the server would
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole body, or None once it passes :data:`MAX_BODY_BYTES`."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks)  # the client went away: the app finds out on its own receive
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _refuse(status: int, message: str, scope: Scope, receive: Receive, send: Send) -> None:
+    response = PlainTextResponse(message, status_code=status, headers={"connection": "close"})
+    await response(scope, receive, send)
+
+
 def guard(app: FastAPI, hosts: list[str]) -> None:
     """Put the checks in front of ``app``, outermost first: security headers on every answer (refusals too),
-    the Host header (400 for a host not in ``hosts``), then the Origin."""
+    the Host header (400 for a host not in ``hosts``), the Origin, then the body's size and time."""
+    app.add_middleware(BodyLimit)
     app.add_middleware(OriginCheck)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False)
     app.add_middleware(SecurityHeaders)

@@ -3,9 +3,12 @@
 "use strict";
 
 const tools = JSON.parse(document.getElementById("tools-data").textContent);
-const { token: PLAY_TOKEN, over: PLAY_OVER, written: PLAY_WRITTEN, mode: PLAY_MODE } = JSON.parse(
+const { token: PLAY_TOKEN, over: PLAY_OVER, written: PLAY_WRITTEN, mode: PLAY_MODE, api, next } = JSON.parse(
   document.getElementById("game-data").textContent,
 );
+// A game's calls go to /api/play/TOKEN, or in a study to the participant's own address (api), and the page
+// then leads on to the participant's next step (next).
+const API = api || `/api/play/${PLAY_TOKEN}`;
 const log = document.getElementById("log");
 const status = document.getElementById("status");
 let screen = null; // the suite's screen, once mounted
@@ -88,11 +91,32 @@ function show(tool, args, answer) {
   log.scrollTop = log.scrollHeight; // the log scrolls in its own box: the page (and a screen) stays put
 }
 
-function finished(written) {
+function finished(written, saved) {
   for (const control of document.querySelectorAll("form.tool button, #end")) control.disabled = true;
   status.textContent = "The game is over." + (written ? " Its episode was written: " + written : "");
   document.body.dataset.over = "true";
   if (screen) screen.finished();
+  if (next) leadOn(saved);
+}
+
+// In a study: say once the game is saved (a server that could not write it yet keeps it and tries again), then
+// offer the way on.
+async function leadOn(saved) {
+  while (saved === false) {
+    status.textContent = "The game is over. Saving it: keep this page open.";
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    try {
+      saved = (await (await fetch(`${API}/saved`)).json()).saved;
+    } catch {
+      saved = false;
+    }
+  }
+  status.textContent = "The game is over and saved. ";
+  const onward = document.createElement("a");
+  onward.id = "continue";
+  onward.href = next;
+  onward.textContent = "Continue";
+  status.append(onward);
 }
 
 async function post(url, body) {
@@ -110,10 +134,10 @@ async function post(url, body) {
 // the server (the game is over, a malformed request) shows in the status line and rejects.
 async function call(tool, args) {
   try {
-    const answer = await post(`/api/play/${PLAY_TOKEN}/call`, { tool, args });
+    const answer = await post(`${API}/call`, { tool, args });
     show(tool, args, answer);
     if (screen && answer.view) screen.update(answer.view);
-    if (answer.over) finished(answer.written);
+    if (answer.over) finished(answer.written, answer.saved);
     return answer;
   } catch (error) {
     status.textContent = String(error.message || error);
@@ -150,8 +174,8 @@ for (const tool of tools) {
 
 document.getElementById("end").addEventListener("click", async () => {
   try {
-    const answer = await post(`/api/play/${PLAY_TOKEN}/end`, {});
-    finished(answer.written);
+    const answer = await post(`${API}/end`, {});
+    finished(answer.written, answer.saved);
   } catch (error) {
     status.textContent = String(error.message || error);
   }

@@ -1,0 +1,393 @@
+"""The participants' web app of a study (``discogym serve --study STUDY.yaml``), made to face the internet.
+
+A participant reaches only their own pages: the entry link, consent, the instructions before each game, the game
+in progress and the completion page, all under ``/p/SECRET`` (the secret is also kept in a cookie). Nothing of the
+researcher's app is here: no runs, reports, replays or other games. People's episodes are written under the study
+folder (``STUDY_DIR/SUITE``), one run folder per suite, which the researcher browses with ``discogym serve --runs
+STUDY_DIR`` on 127.0.0.1.
+
+What keeps the study safe with anonymous participants: every game is written when it ends, and kept and retried if
+its file cannot be written (the page says when it is saved); idle games are written as abandoned, and games past
+the study's time as ``game_time_limit``, by a watcher thread; a SIGTERM writes every running game (uvicorn's
+shutdown waits at most :data:`~discogym.interfaces.web.guard.SERVER_LIMITS` ``timeout_graceful_shutdown`` seconds
+for open connections); request bodies, connections and new participants per address are capped; games at a frame
+rate are held to the pace, and the times between frames are written in the episode's runtime sidecar; the
+harness's own tools cannot be called from a page; no report or replay is ever built here.
+"""
+
+import contextlib
+import threading
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from discogym import __version__
+from discogym.core import ToolResult, UserError, all_suites, get_suite
+from discogym.core.model.termination import Termination
+from discogym.core.model.tools import UNREADABLE_TOOL
+from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
+from discogym.interfaces.web.app import HUMAN, CallRequest
+from discogym.interfaces.web.browse import replay_steps_of
+from discogym.interfaces.web.guard import allowed_hosts, guard
+from discogym.interfaces.web.study import ParticipantRecord, Slot, Study, StudyFull, ascii_id, shortened
+
+HERE = Path(__file__).resolve().parent
+COOKIE = "discogym_participant"
+PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games and retries unsaved episodes
+DEFAULT_FRAME_RATE = 8
+
+
+@dataclass
+class StudyGame:
+    """A participant's game in progress."""
+
+    session: Session
+    slot: Slot
+    started: float  # time.monotonic() at the start
+    last_seen: float  # time.monotonic() of the last call
+    frame_period: float | None = None  # seconds between frames, for a game at a frame rate
+    last_frame: float | None = None
+    frame_intervals: list[float] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class StudyGames:
+    """Every participant's game in progress (at most one each) and the hosts that write them."""
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        self._hosts: dict[tuple[str, str], ExternalEpisodes] = {}
+        self._games: dict[int, StudyGame] = {}
+        self._lock = threading.Lock()
+
+    def host(self, slot: Slot) -> ExternalEpisodes:
+        with self._lock:
+            key = (slot.suite, slot.split)
+            if key not in self._hosts:
+                out = self.study.folder / slot.suite
+                self._hosts[key] = ExternalEpisodes(get_suite(slot.suite), out, agent=HUMAN, split=slot.split)
+            return self._hosts[key]
+
+    def game(self, record: ParticipantRecord) -> StudyGame | None:
+        with self._lock:
+            return self._games.get(record.number)
+
+    def start(self, record: ParticipantRecord) -> StudyGame:
+        """The participant's next assigned game, started (or the one already running)."""
+        with self._lock:
+            running = self._games.get(record.number)
+        if running is not None:
+            return running
+        index = record.next_slot()
+        if index is None:
+            raise UserError("you have played every game of the study")
+        slot = self.study.slots[index]
+        options = {"mode": slot.pace} if slot.pace else {}
+        session = self.host(slot).session(record.label, options)
+        session.keep_views = True
+        session.start(slot.task, slot.condition)
+        now = time.monotonic()
+        game = StudyGame(session, slot, started=now, last_seen=now)
+        if slot.pace == "frame-rate":
+            rate = (session.last_view or {}).get("frame_rate", DEFAULT_FRAME_RATE)
+            game.frame_period = 1.0 / max(1, int(rate))
+        with self._lock:
+            self._games[record.number] = game
+        return game
+
+    def call(self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
+        """One call in the participant's game; a frame comes no sooner than the frame rate allows."""
+        if tool == UNREADABLE_TOOL:
+            raise UserError(f"no tool {shortened(tool)}")
+        with game.lock:
+            if not game.session.playing:
+                raise UserError("the game is over")
+            self._pace(game)
+            try:
+                result = game.session.call(tool, args)
+            finally:
+                game.last_seen = time.monotonic()
+                if not game.session.playing:
+                    self._finish(record, game)
+            return result
+
+    def _pace(self, game: StudyGame) -> None:
+        if game.frame_period is None:
+            return
+        now = time.monotonic()
+        if game.last_frame is not None:
+            wait = game.last_frame + game.frame_period - now
+            if wait > 0:
+                time.sleep(wait)
+                now = time.monotonic()
+            game.frame_intervals.append(round(now - game.last_frame, 4))
+        game.last_frame = now
+        game.session.frame_intervals_s = game.frame_intervals
+
+    def end(self, record: ParticipantRecord, game: StudyGame, termination: Termination, message: str) -> None:
+        """End the game (the person's wish, or a limit of the study) and write it; nothing if it is over."""
+        with game.lock:
+            if game.session.playing:
+                if termination is Termination.ABANDONED:
+                    game.session.leave()
+                else:
+                    with contextlib.suppress(ClientMistake):
+                        game.session.end(message, termination)
+            self._finish(record, game)
+
+    def _finish(self, record: ParticipantRecord, game: StudyGame) -> None:
+        """The game ended: note it in the participant's record and free it (its episode is written, or kept
+        until it can be)."""
+        with self._lock:
+            if self._games.get(record.number) is not game:
+                return
+            del self._games[record.number]
+        ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
+        self.study.played(record, game.session.written or "", ending)
+
+    def saved(self, game: StudyGame) -> bool:
+        written = game.session.written
+        return written is not None and self.host(game.slot).saved(written)
+
+    def watch(self) -> None:
+        """Write idle games as abandoned and overlong ones as ``game_time_limit``; retry unsaved episodes."""
+        now = time.monotonic()
+        idle = self.study.file.idle_minutes * 60
+        longest = self.study.file.minutes_per_game * 60
+        with self._lock:
+            running = list(self._games.items())
+            hosts = list(self._hosts.values())
+        for number, game in running:
+            record = self.study.records[number]
+            if now - game.started > longest:
+                self.end(record, game, Termination.GAME_TIME_LIMIT, "the study's time for a game ran out")
+            elif now - game.last_seen > idle:
+                self.end(record, game, Termination.ABANDONED, "idle")
+        for host in hosts:
+            host.retry_unsaved()
+
+    def leave_all(self) -> list[str]:
+        """The server is stopping: write every game still running as abandoned; return the episodes that could
+        not be written even then."""
+        with self._lock:
+            running = list(self._games.items())
+            hosts = list(self._hosts.values())
+        for number, game in running:
+            self.end(self.study.records[number], game, Termination.ABANDONED, "the server stopped")
+        return [name for host in hosts for name in host.retry_unsaved()]
+
+
+def platform_ids(request: Request) -> dict[str, str]:
+    """The ids an entry link carries: Prolific's three, or a plain ``id``; each ASCII (UserError otherwise)."""
+    query = request.query_params
+    if "PROLIFIC_PID" in query:
+        return {name: ascii_id(query[name], name) for name in PLATFORM_FIELDS if name in query}
+    if "id" in query:
+        return {"id": ascii_id(query["id"], "id")}
+    raise UserError("open the study from the link your study platform gave you")
+
+
+def client_address(request: Request) -> str:
+    """The participant's address (behind the reverse proxy, uvicorn takes it from X-Forwarded-For)."""
+    return request.client.host if request.client is not None else "-"
+
+
+def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
+    """The participants' app of ``study``, answering requests for the loopback names, ``listen`` and ``allowed``."""
+    games = StudyGames(study)
+    stop_watching = threading.Event()
+
+    def watcher() -> None:
+        while not stop_watching.wait(WATCH_SECONDS):
+            games.watch()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        thread = threading.Thread(target=watcher, name="study-watcher", daemon=True)
+        thread.start()
+        yield
+        stop_watching.set()
+        thread.join()
+        app.state.unsaved = games.leave_all()
+
+    app = FastAPI(
+        title="discogym study", version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    app.state.games = games
+    templates = Jinja2Templates(directory=HERE / "templates")
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    guard(app, allowed_hosts(allowed, listen))
+
+    def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        context = {"version": __version__, "status": status, "study_page": True, **context}
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def participant(secret: str) -> ParticipantRecord:
+        record = study.by_secret(secret)
+        if record is None:
+            raise HTTPException(404, "no such participant: open the study from your own link")
+        return record
+
+    def remembered(response: Response, secret: str, request: Request) -> Response:
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE, secret, httponly=True, samesite="lax", secure=secure, path="/")
+        return response
+
+    @app.exception_handler(StarletteHTTPException)
+    async def refused(request: Request, err: StarletteHTTPException) -> Response:
+        message = str(err.detail)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=err.status_code)
+        return page(request, "error.html", status=err.status_code, message=message)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, err: RequestValidationError) -> Response:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        return await refused(request, StarletteHTTPException(422, f"malformed request: {shortened(problems, 300)}"))
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> Response:
+        secret = request.cookies.get(COOKIE, "")
+        if secret and study.by_secret(secret) is not None:
+            return RedirectResponse(f"/p/{secret}", status_code=303)
+        return page(request, "study_welcome.html")
+
+    @app.get("/enter")
+    def enter(request: Request) -> Response:
+        secret = request.cookies.get(COOKIE, "")
+        if secret and study.by_secret(secret) is not None:  # this browser's participant, back again
+            return RedirectResponse(f"/p/{secret}", status_code=303)
+        try:
+            _, secret = study.enter(platform_ids(request), client_address(request))
+        except StudyFull as err:
+            raise HTTPException(409, str(err)) from None
+        except UserError as err:
+            raise HTTPException(400, str(err)) from None
+        return remembered(RedirectResponse(f"/p/{secret}", status_code=303), secret, request)
+
+    @app.get("/p/{secret}", response_class=HTMLResponse)
+    def participant_page(request: Request, secret: str) -> Response:
+        record = participant(secret)
+        response: Response
+        game = games.game(record)
+        if not record.consented:
+            response = page(request, "study_consent.html", study=study.file, secret=secret)
+        elif game is not None:
+            response = play_page(request, secret, record, game)
+        elif record.finished:
+            response = page(request, "study_done.html", study=study.file, record=record)
+        else:
+            number = len(record.played) + 1
+            response = page(
+                request, "study_next.html", study=study.file, secret=secret, number=number, of=len(record.assigned)
+            )
+        return remembered(response, secret, request)
+
+    def play_page(request: Request, secret: str, record: ParticipantRecord, game: StudyGame) -> HTMLResponse:
+        with game.lock:
+            session = game.session
+            recorder = session.recorder
+            context: dict[str, Any] = {
+                "game": {
+                    "suite": game.slot.suite,
+                    "task": game.slot.task,
+                    "condition": game.slot.condition,
+                    "mode": game.slot.pace,
+                    "participant": record.label,
+                    "brief": recorder.brief if recorder is not None else "",
+                    "over": not session.playing,
+                    "written": None,
+                },
+                "token": "",
+                "api": f"/api/p/{secret}",
+                "next": f"/p/{secret}",
+                "tools": [spec.model_dump() for spec in session.tools()],
+                "images": [f"data:{i.media_type};base64,{i.data_base64}" for i in session.brief_images()],
+                "history": replay_steps_of(recorder.events) if recorder is not None else [],
+                "view": session.last_view,
+            }
+        return page(request, "play.html", **context)
+
+    @app.post("/p/{secret}/consent")
+    def consent(secret: str) -> RedirectResponse:
+        try:
+            study.consent(participant(secret))
+        except StudyFull as err:
+            raise HTTPException(409, str(err)) from None
+        return RedirectResponse(f"/p/{secret}", status_code=303)
+
+    @app.post("/p/{secret}/start")
+    def start(secret: str) -> RedirectResponse:
+        record = participant(secret)
+        if not record.consented:
+            raise HTTPException(409, "agree to take part first")
+        try:
+            games.start(record)
+        except (UserError, ClientMistake) as err:
+            raise HTTPException(409, str(err)) from None
+        return RedirectResponse(f"/p/{secret}", status_code=303)
+
+    def running(secret: str) -> tuple[ParticipantRecord, StudyGame]:
+        record = participant(secret)
+        game = games.game(record)
+        if game is None:
+            raise HTTPException(409, "no game is running: the game is over")
+        return record, game
+
+    @app.post("/api/p/{secret}/call")
+    def call(secret: str, request_body: CallRequest) -> dict[str, Any]:
+        record, game = running(secret)
+        try:
+            result = games.call(record, game, request_body.tool, request_body.args)
+        except (UserError, ClientMistake) as err:
+            raise HTTPException(409, str(err)) from None
+        over = not game.session.playing
+        return {
+            "ok": result.ok,
+            "text": result.text,
+            "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
+            "over": over,
+            "written": None,
+            "saved": games.saved(game) if over else None,
+            "view": game.session.last_view,
+        }
+
+    @app.post("/api/p/{secret}/end")
+    def end(secret: str) -> dict[str, Any]:
+        record, game = running(secret)
+        games.end(record, game, Termination.AGENT_STOPPED, "the person ended the game")
+        return {"over": True, "written": None, "saved": games.saved(game)}
+
+    @app.get("/api/p/{secret}/saved")
+    def saved(secret: str) -> dict[str, Any]:
+        """Whether the participant's last game is written to disk."""
+        record = participant(secret)
+        if not record.played:
+            return {"saved": None}
+        last = record.played[-1]
+        slot = study.slots[last.slot]
+        return {"saved": games.host(slot).saved(last.episode)}
+
+    @app.get("/screens/{kind}.js")
+    def screen(kind: str) -> FileResponse:
+        for suite in all_suites():
+            script = suite.web_screens().get(kind)
+            if script is not None:
+                return FileResponse(script, media_type="text/javascript")
+        raise HTTPException(404, f"no screen of kind {shortened(kind)}")
+
+    return app
+
+
+__all__ = ["StudyGames", "create_study_app"]

@@ -1,0 +1,374 @@
+"""A study for the open internet (``discogym serve --study``) over real HTTP: participants enter from their links,
+consent, play their assigned games and get the completion code; they reach nothing else; and the server keeps
+every game (write errors, idle players, time limits, SIGTERM with slow clients) and refuses what a hostile
+participant sends (big bodies, internal tools, forged or look-alike ids, many participants from one address)."""
+
+import contextlib
+import http.cookiejar
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+import yaml
+
+from discogym.core import Termination, register_suite
+from discogym.core.running.storage import RunDir
+from discogym.interfaces.web import guard, study_app
+from discogym.interfaces.web.study import Study, load_study_file
+from discogym.interfaces.web.study_app import create_study_app
+from tests.conftest import REPO, cli_environment, discogym_command, free_port, run_discogym
+from tests.core.toy_suite import suite as toy
+from tests.interfaces.conftest import WAIT
+
+TOY_STUDY: dict[str, Any] = {
+    "name": "toy-study",
+    "seed": 3,
+    "games": [{"suite": "toy", "split": "dev"}],
+    "tasks_per_participant": 2,
+    "people_per_task": 2,
+    "minutes_per_game": 30,
+    "idle_minutes": 30,
+    "participants_per_address": 50,
+    "consent": "You agree to play digit games.",
+    "instructions": "Find the hidden digit.",
+    "completion": {"code": "DONE123", "redirect": "https://example.org/done?cc=DONE123"},
+}
+
+
+def write_study(folder: Path, **changes: Any) -> Path:
+    path = folder / "study.yaml"
+    path.write_text(yaml.safe_dump({**TOY_STUDY, **changes}), encoding="utf-8")
+    return path
+
+
+class Participant:
+    """A browser of one participant: its own cookies, redirects followed."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        self.page_url = ""
+        self.secret = ""
+
+    def open(self, path: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> tuple[int, str]:
+        request = urllib.request.Request(path if path.startswith("http") else self.root + path, data, headers or {})
+        try:
+            with self.opener.open(request, timeout=WAIT) as answer:
+                self.page_url = answer.url
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode()
+
+    def enter(self, pid: str) -> tuple[int, str]:
+        """Arrive from a Prolific link; the participant's secret is then in the address of their page."""
+        query = urllib.parse.urlencode({"PROLIFIC_PID": pid, "STUDY_ID": "s1", "SESSION_ID": "x" + pid})
+        status, page = self.open(f"/enter?{query}")
+        parts = [*urllib.parse.urlsplit(self.page_url).path.split("/"), "", ""]
+        self.secret = parts[2] if parts[1] == "p" else ""
+        return status, page
+
+    def post(self, path: str) -> tuple[int, str]:
+        return self.open(path, b"")
+
+    def call(self, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        body = json.dumps({"tool": tool, "args": args}).encode()
+        status, text = self.open(f"/api/p/{self.secret}/call", body, {"content-type": "application/json"})
+        return status, json.loads(text)
+
+    def end(self) -> tuple[int, dict[str, Any]]:
+        status, text = self.open(f"/api/p/{self.secret}/end", b"{}", {"content-type": "application/json"})
+        return status, json.loads(text)
+
+
+@contextlib.contextmanager
+def study_server(study_file: Path, folder: Path) -> Iterator[tuple[str, Study]]:
+    """The study's app on a free port of 127.0.0.1 (uvicorn in a thread), stopped (games written) on leaving."""
+    register_suite(toy)
+    study = Study(load_study_file(study_file), folder)
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(create_study_app(study), log_level="warning", **guard.SERVER_LIMITS))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", study
+    finally:
+        server.should_exit = True
+        thread.join(WAIT)
+
+
+@pytest.fixture
+def toy_study(tmp_path: Path) -> Iterator[tuple[str, Study]]:
+    with study_server(write_study(tmp_path), tmp_path / "study") as served:
+        yield served
+
+
+def hidden_digit(study: Study, number: int) -> int:
+    """The digit of the participant's current toy task (the test plays it straight to the answer)."""
+    record = study.records[number]
+    slot = study.slots[record.assigned[len(record.played)]]
+    return next(int(t.ground_truth["digit"]) for t in toy.tasks(slot.split) if t.id == slot.task)
+
+
+def play_through(person: Participant, study: Study, number: int) -> None:
+    """Consent, then play every assigned game to its answer, one probe first; a reload in the middle of each."""
+    assert person.post(f"/p/{person.secret}/consent")[0] == 200
+    while True:
+        status, page = person.open(f"/p/{person.secret}")
+        if "completion-code" in page:
+            return
+        assert 'id="start"' in page
+        assert person.post(f"/p/{person.secret}/start")[0] == 200
+        status, answer = person.call("probe", {"n": 4})
+        assert status == 200 and answer["ok"]
+        status, reloaded = person.open(f"/p/{person.secret}")  # a reload resumes the game, its step shown
+        assert status == 200 and "the hidden digit is" in reloaded and 'id="tools-data"' in reloaded
+        status, answer = person.call("submit", {"n": hidden_digit(study, number)})
+        assert status == 200 and answer["over"] and answer["saved"] is True
+
+
+def test_two_participants_play_their_games_and_get_the_completion_code(toy_study, tmp_path):
+    root, study = toy_study
+    for number, pid in enumerate(["5f0c1aa1b2", "5f0c1aa1b3"], start=1):
+        person = Participant(root)
+        status, consent = person.enter(pid)
+        assert status == 200 and "You agree to play digit games." in consent and 'id="consent"' in consent
+        play_through(person, study, number)
+        status, done = person.open(f"/p/{person.secret}")
+        assert "DONE123" in done and "https://example.org/done?cc=DONE123" in done
+        status, again = person.open("/")  # the cookie brings the participant back to their own page
+        assert "DONE123" in again
+    episodes = [e for suite in ("toy",) for e in RunDir(tmp_path / "study" / suite).iter_episodes()]
+    assert len(episodes) == 4 and all(e.score.success for e in episodes)
+    assert sorted(e.key.agent_options["client"] for e in episodes) == ["p00001", "p00001", "p00002", "p00002"]
+    records = [json.loads(p.read_text()) for p in sorted((tmp_path / "study" / "participants").glob("*.json"))]
+    assert [len(r["played"]) for r in records] == [2, 2]
+    assert all("secret" not in key or key == "secret_sha256" for r in records for key in r)  # only its hash
+
+
+def test_a_participant_reaches_nothing_but_their_own_pages(toy_study):
+    root, study = toy_study
+    person, other = Participant(root), Participant(root)
+    person.enter("aaaaaa1")
+    other.enter("bbbbbb2")
+    for path in ["/runs/toy", "/report/toy", "/play", "/play?suite=toy", "/api/runs/toy/episodes/x/views",
+                 "/runs/study/episodes/x", f"/p/{other.secret[:-2]}zz", "/p/", "/study", "/p/x/../" + other.secret]:  # fmt: skip
+        status, page = person.open(path)
+        assert status in (404, 405), (path, status)
+        assert other.secret not in page
+    status, _ = person.post(f"/p/{other.secret[:-1]}A/consent")
+    assert status == 404
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"PROLIFIC_PID": "5f0c\u0430bc"}, "PROLIFIC_PID is 1 to 64 ASCII letters"),  # a Cyrillic a
+        ({"PROLIFIC_PID": "x" * 500}, "x" * 36 + "...)"),  # quoted, cut to 40 characters
+        ({"id": "a b"}, "id is 1 to 64 ASCII letters"),
+        ({}, "open the study from the link your study platform gave you"),
+    ],
+)
+def test_ids_are_ascii_and_echoed_shortened(toy_study, query, message):
+    root, _ = toy_study
+    status, page = Participant(root).open("/enter?" + urllib.parse.urlencode(query))
+    assert status == 400 and message in page and "x" * 100 not in page
+
+
+def test_an_id_already_entered_cannot_be_taken_over(toy_study):
+    root, study = toy_study
+    first, intruder = Participant(root), Participant(root)
+    first.enter("victim01")
+    status, page = intruder.enter("victim01")
+    assert status == 400 and "entered the study already" in page
+    assert len(study.records) == 1
+
+
+def test_participants_from_one_address_are_capped(tmp_path):
+    with study_server(write_study(tmp_path, participants_per_address=2), tmp_path / "study") as (root, study):
+        statuses = [Participant(root).enter(f"pid{i:04d}")[0] for i in range(4)]
+    assert statuses == [200, 200, 400, 400] and len(study.records) == 2
+
+
+def test_assignments_are_balanced_and_follow_the_seed(tmp_path):
+    register_suite(toy)
+    given = []
+    for folder in ("a", "b"):
+        study = Study(load_study_file(write_study(tmp_path, people_per_task=3)), tmp_path / folder)
+        for i in range(12):
+            record, _ = study.enter({"id": f"person{i}"}, f"10.0.0.{i}")
+            study.consent(record)
+        given.append([record.assigned for record in study.records.values()])
+    counts = [sum(slot in assigned for assigned in given[0]) for slot in range(8)]
+    assert given[0] == given[1]  # the same seed and arrivals: the same games in the same order
+    assert counts == [3] * 8  # 12 people x 2 games over 8 tasks: each task its quota of 3
+    study = Study(load_study_file(write_study(tmp_path, people_per_task=3)), tmp_path / "a")
+    with pytest.raises(Exception, match="all the participants it needs"):
+        study.enter({"id": "late"}, "10.0.1.1")
+
+
+def raw_request(root: str, head: bytes, body_chunks: list[bytes] = ()) -> str:  # type: ignore[assignment]
+    """Send a request byte for byte; the server's answer as text (what came before it closed the connection)."""
+    host, port = urllib.parse.urlsplit(root).netloc.split(":")
+    with socket.create_connection((host, int(port)), timeout=WAIT) as connection:
+        connection.sendall(head)
+        with contextlib.suppress(OSError):  # the server may answer and close before the body is all sent
+            for chunk in body_chunks:
+                connection.sendall(chunk)
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := connection.recv(65536):
+                answer += chunk
+        return answer.decode(errors="replace")
+
+
+def test_a_request_body_over_one_mib_is_refused(toy_study):
+    root, _ = toy_study
+    declared = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 150000000\r\n\r\n"
+    assert raw_request(root, declared).startswith("HTTP/1.1 413")  # refused before any of it is read
+    chunked = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
+    answer = raw_request(root, chunked, [chunk] * 20)  # 1.25 MiB without a declared length
+    assert answer.startswith("HTTP/1.1 413") and "at most 1048576 bytes" in answer
+
+
+def test_a_body_that_trickles_in_is_cut_off(toy_study, monkeypatch):
+    root, _ = toy_study
+    monkeypatch.setattr(guard, "BODY_SECONDS", 0.5)
+    answer = raw_request(root, b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+    assert answer.startswith("HTTP/1.1 408") and "took more than 0.5 s" in answer
+
+
+def test_the_harness_own_tools_cannot_be_called_from_a_page(toy_study, tmp_path):
+    root, study = toy_study
+    person = Participant(root)
+    person.enter("sneaky01")
+    person.post(f"/p/{person.secret}/consent")
+    person.post(f"/p/{person.secret}/start")
+    status, answer = person.call("(unreadable)", {"reply": "the hidden digit is 7 (said the environment)"})
+    assert status == 409 and answer["error"] == "no tool '(unreadable)'"
+    person.end()
+    (episode,) = RunDir(tmp_path / "study" / "toy").iter_episodes()
+    assert [e.call.tool for e in episode.events] == []  # nothing of it logged
+
+
+def test_a_game_whose_file_cannot_be_written_is_kept_and_saved_later(toy_study, tmp_path, monkeypatch):
+    root, study = toy_study
+    failures = {"left": 3}
+    real_write = RunDir.write_episode
+
+    def failing_write(self: RunDir, episode: Any, runtime: Any) -> None:
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            raise OSError(24, "Too many open files")
+        real_write(self, episode, runtime)
+
+    monkeypatch.setattr(RunDir, "write_episode", failing_write)
+    monkeypatch.setattr(study_app, "WATCH_SECONDS", 0.1)
+    person = Participant(root)
+    person.enter("unlucky1")
+    person.post(f"/p/{person.secret}/consent")
+    person.post(f"/p/{person.secret}/start")
+    status, answer = person.call("submit", {"n": hidden_digit(study, 1)})
+    assert status == 200 and answer["over"] and answer["saved"] is False
+    deadline = time.monotonic() + WAIT
+    while json.loads(person.open(f"/api/p/{person.secret}/saved")[1])["saved"] is not True:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    (episode,) = RunDir(tmp_path / "study" / "toy").iter_episodes()
+    assert episode.outcome.termination == Termination.SUBMITTED and episode.score.success
+
+
+def test_idle_and_overlong_games_are_written_with_their_own_endings(tmp_path, monkeypatch):
+    monkeypatch.setattr(study_app, "WATCH_SECONDS", 0.1)
+    study_file = write_study(tmp_path, idle_minutes=0.01, minutes_per_game=30)
+    with study_server(study_file, tmp_path / "idle") as (root, study):
+        person = Participant(root)
+        person.enter("sleepy01")
+        person.post(f"/p/{person.secret}/consent")
+        person.post(f"/p/{person.secret}/start")
+        person.call("probe", {"n": 3})
+        time.sleep(2)
+        status, page = person.open(f"/p/{person.secret}")  # the idle game has ended: its page is gone
+        assert 'id="start"' in page and "Game 2 of 2" in page
+        assert person.call("probe", {"n": 3})[0] == 409
+    (idle,) = RunDir(tmp_path / "idle" / "toy").iter_episodes()
+    assert idle.outcome.termination == Termination.ABANDONED and len(idle.events) == 1
+    study_file = write_study(tmp_path, idle_minutes=30, minutes_per_game=0.01)
+    with study_server(study_file, tmp_path / "long") as (root, study):
+        person = Participant(root)
+        person.enter("slowpoke")
+        person.post(f"/p/{person.secret}/consent")
+        person.post(f"/p/{person.secret}/start")
+        time.sleep(2)
+    (overlong,) = RunDir(tmp_path / "long" / "toy").iter_episodes()
+    assert overlong.outcome.termination == Termination.GAME_TIME_LIMIT
+
+
+def test_a_sigterm_with_slow_clients_writes_every_running_game_within_ten_seconds(tmp_path):
+    study_file = write_study(tmp_path)
+    port = free_port()
+    env = cli_environment(DISCOGYM_SUITES="tests.core.toy_suite:suite")
+    args = ["serve", "--study", str(study_file), "--out", str(tmp_path / "study"), "--port", str(port)]
+    server = subprocess.Popen(discogym_command(*args), env=env, cwd=REPO, stderr=subprocess.PIPE, text=True)
+    slow: list[socket.socket] = []
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        root = f"http://127.0.0.1:{port}"
+        for i in range(5):
+            person = Participant(root)
+            person.enter(f"runner{i}")
+            person.post(f"/p/{person.secret}/consent")
+            person.post(f"/p/{person.secret}/start")
+            assert person.call("probe", {"n": 5})[0] == 200
+        for _ in range(20):  # slow clients: a request head and part of a body, then nothing
+            connection = socket.create_connection(("127.0.0.1", port))
+            connection.sendall(b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"t")
+            slow.append(connection)
+        time.sleep(0.5)
+        stopped = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        took = time.monotonic() - stopped
+    finally:
+        for connection in slow:
+            connection.close()
+        if server.poll() is None:
+            os.kill(server.pid, signal.SIGKILL)
+        server.communicate()
+    episodes = list(RunDir(tmp_path / "study" / "toy").iter_episodes())
+    assert took < 10 and len(episodes) == 5
+    assert all(e.outcome.termination == Termination.ABANDONED and len(e.events) == 1 for e in episodes)
+
+
+def test_the_study_file_and_folder_are_checked(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**TOY_STUDY, "games": [{"suite": "toy", "tasks": ["nope"]}], "extra": 1}))
+    done = run_discogym("serve", "--study", str(bad), DISCOGYM_SUITES="tests.core.toy_suite:suite")
+    assert done.returncode != 0 and "extra: Extra inputs are not permitted" in done.stderr
+    other = write_study(tmp_path, seed=9)
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "study.yaml").write_text("name: another\n")
+    done = run_discogym("serve", "--study", str(other), "--out", str(tmp_path / "taken"))
+    assert done.returncode != 0 and "holds another study" in done.stderr
