@@ -161,12 +161,13 @@ def test_two_participants_play_their_games_and_get_the_completion_code(toy_study
 
 
 def test_a_participant_reaches_nothing_but_their_own_pages(toy_study):
-    root, study = toy_study
+    root, _study = toy_study
     person, other = Participant(root), Participant(root)
     person.enter("aaaaaa1")
     other.enter("bbbbbb2")
-    for path in ["/runs/toy", "/report/toy", "/play", "/play?suite=toy", "/api/runs/toy/episodes/x/views",
-                 "/runs/study/episodes/x", f"/p/{other.secret[:-2]}zz", "/p/", "/study", "/p/x/../" + other.secret]:  # fmt: skip
+    elsewhere = ["/runs/toy", "/report/toy", "/play", "/play?suite=toy", "/api/runs/toy/episodes/x/views", "/study"]
+    guessed = [f"/p/{other.secret[:-2]}zz", "/p/", "/p/x/../" + other.secret, "/runs/study/episodes/x"]
+    for path in elsewhere + guessed:
         status, page = person.open(path)
         assert status in (404, 405), (path, status)
         assert other.secret not in page
@@ -254,7 +255,7 @@ def test_a_body_that_trickles_in_is_cut_off(toy_study, monkeypatch):
 
 
 def test_the_harness_own_tools_cannot_be_called_from_a_page(toy_study, tmp_path):
-    root, study = toy_study
+    root, _study = toy_study
     person = Participant(root)
     person.enter("sneaky01")
     person.post(f"/p/{person.secret}/consent")
@@ -296,20 +297,20 @@ def test_a_game_whose_file_cannot_be_written_is_kept_and_saved_later(toy_study, 
 def test_idle_and_overlong_games_are_written_with_their_own_endings(tmp_path, monkeypatch):
     monkeypatch.setattr(study_app, "WATCH_SECONDS", 0.1)
     study_file = write_study(tmp_path, idle_minutes=0.01, minutes_per_game=30)
-    with study_server(study_file, tmp_path / "idle") as (root, study):
+    with study_server(study_file, tmp_path / "idle") as (root, _study):
         person = Participant(root)
         person.enter("sleepy01")
         person.post(f"/p/{person.secret}/consent")
         person.post(f"/p/{person.secret}/start")
         person.call("probe", {"n": 3})
         time.sleep(2)
-        status, page = person.open(f"/p/{person.secret}")  # the idle game has ended: its page is gone
+        _status, page = person.open(f"/p/{person.secret}")  # the idle game has ended: its page is gone
         assert 'id="start"' in page and "Game 2 of 2" in page
         assert person.call("probe", {"n": 3})[0] == 409
     (idle,) = RunDir(tmp_path / "idle" / "toy").iter_episodes()
     assert idle.outcome.termination == Termination.ABANDONED and len(idle.events) == 1
     study_file = write_study(tmp_path, idle_minutes=30, minutes_per_game=0.01)
-    with study_server(study_file, tmp_path / "long") as (root, study):
+    with study_server(study_file, tmp_path / "long") as (root, _study):
         person = Participant(root)
         person.enter("slowpoke")
         person.post(f"/p/{person.secret}/consent")
@@ -344,7 +345,7 @@ def test_a_sigterm_with_slow_clients_writes_every_running_game_within_ten_second
             assert person.call("probe", {"n": 5})[0] == 200
         for _ in range(20):  # slow clients: a request head and part of a body, then nothing
             connection = socket.create_connection(("127.0.0.1", port))
-            connection.sendall(b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"t")
+            connection.sendall(b'POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{"t')
             slow.append(connection)
         time.sleep(0.5)
         stopped = time.monotonic()

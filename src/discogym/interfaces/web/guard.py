@@ -161,7 +161,8 @@ class BodyLimit:
 
 async def _read_body(receive: Receive) -> bytes | None:
     """The whole body, or None once it passes :data:`MAX_BODY_BYTES`."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
