@@ -28,7 +28,7 @@ def people_play(out: Path, guesses: dict[str, list[int]]) -> None:
 
 
 def rows_of(table: ReportTable) -> dict[tuple[str, str], list[object]]:
-    return {(row[3], row[4]): row[5:] for row in table.rows}
+    return {(row[3], row[4]): row[5:10] for row in table.rows}
 
 
 def test_a_folder_report_puts_people_and_agents_on_one_table(tmp_path):
@@ -60,3 +60,23 @@ def test_the_suites_percentile_is_the_baseline_and_runs_without_people_have_no_s
     (human,) = table.rows
     assert human[5:9] == [10, 0.3, 80.0, float(np.percentile([1] * 3 + [0] * 7, 80))]
     assert human_baseline_table([e for e in episodes if e.key.agent != "human"], lambda _: 80.0) is None
+
+
+def test_people_whose_first_game_was_abandoned_or_empty_are_left_out_and_counted_apart(tmp_path):
+    register_suite(suite)
+    right, wrong = DIGIT, (DIGIT + 1) % 10
+    people_play(tmp_path, {"p1": [right], "p2": [wrong], "p3": [right]})
+    host = ExternalEpisodes(suite, tmp_path, agent="human", split="tiny")
+    left = host.session("p4")  # one probe, then gone: abandoned, and not replaced by the right answer after
+    left.start(TASK.id)
+    left.call("probe", {"n": 2})
+    left.leave()
+    people_play(tmp_path, {"p4": [right]})
+    idle = host.session("p5")  # not one action before ending the game: empty
+    idle.start(TASK.id)
+    idle.end("the person ended the game")
+    episodes = list(RunDir(tmp_path).iter_episodes())
+    table = human_baseline_table(episodes, lambda _: 50.0, min_people=1)
+    assert table is not None and table.columns[-2:] == ["left out: abandoned", "left out: empty"]
+    (human,) = table.rows
+    assert human[5:] == [3, 2 / 3, 50.0, 1.0, None, 1, 1]

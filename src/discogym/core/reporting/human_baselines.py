@@ -2,18 +2,22 @@
 
 People play through ``discogym play`` or the web app as agent ``human``, each under a participant id (the web
 app's and MCP's ``client`` option). Per problem (suite, task, condition), each participant counts once, with the
-score of their first episode (lowest repeat: a second try knows the task). The baseline is the percentile of
-those scores the suite defines (:attr:`Suite.human_percentile`: AutumnBench's 80th; the median where a paper
-defines none), given only when at least ``min_people`` people played the problem. Every other agent's mean
-score on the same problem stands beside it, with its difference to the baseline.
+score of their first episode (lowest repeat: a second try knows the task). A participant whose first episode
+was abandoned (they left, or the server stopped) or empty (not one action) is left out, counted apart, and not
+replaced by a later try. The baseline is the percentile of the scores counted that the suite defines
+(:attr:`Suite.human_percentile`: AutumnBench's 80th; the median where a paper defines none), given only when at
+least ``min_people`` people are counted. Every other agent's mean score on the same problem stands beside it,
+with its difference to the baseline.
 """
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import numpy as np
 
 from discogym.core.model.episode import Episode
 from discogym.core.model.report_table import ReportTable
+from discogym.core.model.termination import Termination
 from discogym.core.reporting.report_tables import group_by, mean_score, scored_episodes
 
 HUMAN = "human"
@@ -30,13 +34,29 @@ def _problem(episode: Episode) -> Problem:
     return (episode.key.suite, episode.key.task, episode.key.condition_label())
 
 
-def people_scores(episodes: Iterable[Episode]) -> list[float]:
-    """One score per participant: that of their first scored episode of the problem."""
+class PeopleScores(NamedTuple):
+    """The people of one problem: one score per participant counted, and how many were left out and why."""
+
+    scores: list[float]
+    abandoned: int
+    empty: int
+
+
+def people_scores(episodes: Iterable[Episode]) -> PeopleScores:
+    """One score per participant, that of their first episode of the problem (lowest repeat), unless that episode
+    was abandoned or empty: then the participant is left out and counted apart."""
     first: dict[str, Episode] = {}
     for episode in sorted(episodes, key=lambda e: e.key.repeat):
-        if episode.score.value is not None:
-            first.setdefault(participant(episode), episode)
-    return [float(episode.score.value) for episode in first.values() if episode.score.value is not None]
+        first.setdefault(participant(episode), episode)
+    people = PeopleScores([], 0, 0)
+    for episode in first.values():
+        if episode.outcome.termination == Termination.ABANDONED:
+            people = people._replace(abandoned=people.abandoned + 1)
+        elif not episode.events:
+            people = people._replace(empty=people.empty + 1)
+        elif episode.score.value is not None:
+            people.scores.append(float(episode.score.value))
+    return people
 
 
 def human_baseline_table(
@@ -48,16 +68,19 @@ def human_baseline_table(
         return None
     rows = []
     for problem, members in group_by(scored, _problem):
-        scores = people_scores(e for e in members if e.key.agent == HUMAN)
+        people = people_scores(e for e in members if e.key.agent == HUMAN)
+        scores = people.scores
         percentile = percentile_of(problem[0])
         baseline = float(np.percentile(scores, percentile)) if scores and len(scores) >= min_people else None
         human_mean = float(np.mean(scores)) if scores else None
-        rows.append([*problem, HUMAN, "-", len(scores), human_mean, percentile, baseline, None])
+        rows.append(
+            [*problem, HUMAN, "-", len(scores), human_mean, percentile, baseline, None, people.abandoned, people.empty]
+        )
         others = [e for e in members if e.key.agent != HUMAN]
         for (agent, model), runs in group_by(others, lambda e: (e.key.agent_label(), e.key.model or "-")):
             mean = mean_score(runs)
             gap = None if mean is None or baseline is None else mean - baseline
-            rows.append([*problem, agent, model, len(runs), mean, percentile, baseline, gap])
+            rows.append([*problem, agent, model, len(runs), mean, percentile, baseline, gap, None, None])
     return ReportTable(
         title="human baselines",
         columns=[
@@ -71,11 +94,14 @@ def human_baseline_table(
             "percentile",
             "human baseline",
             "vs baseline",
+            "left out: abandoned",
+            "left out: empty",
         ],
         rows=rows,
         notes=[
             f"human baseline: the suite's percentile of people's scores on the problem (one score per participant, "
             f"their first episode), given when at least {min_people} people played it (report --min-people); "
-            "vs baseline: an agent's mean score minus the baseline"
+            "vs baseline: an agent's mean score minus the baseline; left out: people whose first episode of the "
+            "problem was abandoned (they left, or the server stopped) or empty (no action), not counted"
         ],
     )

@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from discogym import __version__
 from discogym.core import Episode, ToolResult, UserError, all_suites, get_suite
+from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.reporting.report_tables import format_cell
 from discogym.core.reporting.run_report import find_runs
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
@@ -41,11 +42,12 @@ from discogym.interfaces.web.browse import (
     replay_steps_of,
 )
 from discogym.interfaces.web.guard import allowed_hosts, guard
+from discogym.interfaces.web.pace import FramePace
+from discogym.interfaces.web.study import ascii_id, shortened
 
 HERE = Path(__file__).resolve().parent
 HUMAN = "human"
 WEB_RUNS = "web"  # RUNS/web/SUITE holds the episodes people play here
-MAX_PARTICIPANT = 64
 PLAY_MODES = ("frame-rate", "turns")
 
 
@@ -67,6 +69,7 @@ class Game:
     participant: str
     brief: str
     mode: str | None = None  # "frame-rate" or "turns", for suites played at a frame rate
+    pace: FramePace | None = None  # the server's pace of a game at the frame rate
     over: bool = False
     written: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # one call or end at a time (Session is not
@@ -98,6 +101,8 @@ class Games:
         started = session.start(task, condition or None)
         token = secrets.token_urlsafe(16)
         game = Game(session, suite, started.task, started.condition, participant, started.brief, chosen_mode)
+        if chosen_mode == "frame-rate":
+            game.pace = FramePace.of_view(session.last_view)
         with self._lock:
             self._games[token] = game
         return token
@@ -159,11 +164,8 @@ def play_mode(suite: str, asked: str) -> str | None:
 
 
 def participant_id(text: str) -> str:
-    """A participant id: letters, digits, ``-`` and ``_``, at most :data:`MAX_PARTICIPANT` characters."""
-    cleaned = text.strip()
-    if not cleaned or len(cleaned) > MAX_PARTICIPANT or not all(c.isalnum() or c in "-_" for c in cleaned):
-        raise UserError(f"a participant id is 1 to {MAX_PARTICIPANT} letters, digits, '-' or '_' (got {text!r})")
-    return cleaned
+    """A participant id: 1 to 64 ASCII letters, digits, ``-`` and ``_`` (look-alikes of other scripts refused)."""
+    return ascii_id(text.strip(), "a participant id")
 
 
 def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
@@ -284,6 +286,11 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
         with game.lock:
             if game.over:
                 raise HTTPException(409, f"the game is over; its episode is {game.written}")
+            if request_body.tool == UNREADABLE_TOOL:  # the harness's own: its text would be logged as the env's
+                raise HTTPException(400, f"no tool {shortened(request_body.tool)}")
+            if game.pace is not None:
+                game.pace.wait()
+                game.session.frame_intervals_s = game.pace.intervals
             try:
                 result = game.session.call(request_body.tool, request_body.args)
             except ClientMistake as err:

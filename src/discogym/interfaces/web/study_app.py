@@ -39,13 +39,13 @@ from discogym.core.running.session import ClientMistake, ExternalEpisodes, Sessi
 from discogym.interfaces.web.app import HUMAN, CallRequest
 from discogym.interfaces.web.browse import replay_steps_of
 from discogym.interfaces.web.guard import allowed_hosts, guard
+from discogym.interfaces.web.pace import FramePace
 from discogym.interfaces.web.study import ParticipantRecord, Slot, Study, StudyFull, ascii_id, shortened
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "discogym_participant"
 PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games and retries unsaved episodes
-DEFAULT_FRAME_RATE = 8
 
 
 @dataclass
@@ -56,9 +56,7 @@ class StudyGame:
     slot: Slot
     started: float  # time.monotonic() at the start
     last_seen: float  # time.monotonic() of the last call
-    frame_period: float | None = None  # seconds between frames, for a game at a frame rate
-    last_frame: float | None = None
-    frame_intervals: list[float] = field(default_factory=list)
+    pace: FramePace | None = None  # for a game at a frame rate
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -100,8 +98,7 @@ class StudyGames:
         now = time.monotonic()
         game = StudyGame(session, slot, started=now, last_seen=now)
         if slot.pace == "frame-rate":
-            rate = (session.last_view or {}).get("frame_rate", DEFAULT_FRAME_RATE)
-            game.frame_period = 1.0 / max(1, int(rate))
+            game.pace = FramePace.of_view(session.last_view)
         with self._lock:
             self._games[record.number] = game
         return game
@@ -113,7 +110,9 @@ class StudyGames:
         with game.lock:
             if not game.session.playing:
                 raise UserError("the game is over")
-            self._pace(game)
+            if game.pace is not None:
+                game.pace.wait()
+                game.session.frame_intervals_s = game.pace.intervals
             try:
                 result = game.session.call(tool, args)
             finally:
@@ -121,19 +120,6 @@ class StudyGames:
                 if not game.session.playing:
                     self._finish(record, game)
             return result
-
-    def _pace(self, game: StudyGame) -> None:
-        if game.frame_period is None:
-            return
-        now = time.monotonic()
-        if game.last_frame is not None:
-            wait = game.last_frame + game.frame_period - now
-            if wait > 0:
-                time.sleep(wait)
-                now = time.monotonic()
-            game.frame_intervals.append(round(now - game.last_frame, 4))
-        game.last_frame = now
-        game.session.frame_intervals_s = game.frame_intervals
 
     def end(self, record: ParticipantRecord, game: StudyGame, termination: Termination, message: str) -> None:
         """End the game (the person's wish, or a limit of the study) and write it; nothing if it is over."""
