@@ -36,6 +36,11 @@ def drawn(slots: Slots, resolution: Resolution) -> np.ndarray:
     return np.asarray(renderer().render(slots, resolution))
 
 
+def partly_transparent(icon: Image.Image | None) -> bool:
+    alpha = np.asarray(icon)[..., 3] if icon is not None else np.zeros(1)
+    return bool(((alpha > 0) & (alpha < 255)).any())
+
+
 def random_changes(seed: int, count: int) -> list[tuple[str, Slots]]:
     """``count`` successive table states, each one change from the last (named for the coverage check):
     stacks appear, move (emptying their slot), change quantity, are emptied by deletion or by quantity 0,
@@ -104,15 +109,36 @@ def test_slots_downscale_alone_as_in_the_whole_picture() -> None:
     assert all(x % 4 == 0 and y % 4 == 0 for x, y in SLOT_POSITIONS) and SQUARE % 4 == 0
     drawer = renderer()
     slots = {slot: ("oak_planks" if slot % 2 else "stick", 1 + slot) for slot in range(46)}
+    high = drawn(slots, "high")
     for resolution in RESOLUTIONS:
         divisor, size = DIVISORS[resolution], SQUARE // DIVISORS[resolution]
         whole, empty = drawn(slots, resolution), drawn({}, resolution)
         for slot, (x, y) in enumerate(SLOT_POSITIONS):
-            region = (slice(y // divisor, y // divisor + size), slice(x // divisor, x // divisor + size))
-            alone = drawer._patch(slot == 0, *slots[slot]).resize((size, size), Image.Resampling.NEAREST)
-            assert (np.asarray(alone) == whole[region]).all(), (resolution, slot)
-            assert (drawer.square_pixels(slot, slots[slot], divisor) == whole[region]).all(), (resolution, slot)
-            assert (drawer.square_pixels(slot, None, divisor) == empty[region]).all(), (resolution, slot)
+            square = Image.fromarray(high[y : y + SQUARE, x : x + SQUARE])
+            alone = np.asarray(square.resize((size, size), Image.Resampling.NEAREST))
+            region = whole[y // divisor : y // divisor + size, x // divisor : x // divisor + size]
+            assert (alone == region).all(), (resolution, slot)
+            assert (drawer.square_pixels(slot, slots[slot], divisor) == region).all(), (resolution, slot)
+            empty_region = empty[y // divisor : y // divisor + size, x // divisor : x // divisor + size]
+            assert (drawer.square_pixels(slot, None, divisor) == empty_region).all(), (resolution, slot)
+
+
+def test_quantities_set_whole_pixels_so_their_masks_give_pillows_drawing() -> None:
+    drawer = renderer()
+    item = next(name for name in sorted(icon_names()) if partly_transparent(drawer.icon(name)))
+    for quantity in range(2, 65):
+        for fill in ((0, 0, 0), (255, 255, 255), (139, 139, 139)):
+            blank = Image.new("RGB", (SQUARE, SQUARE), fill)
+            drawer.draw_quantity(blank, (0, 0), quantity)
+            colours = {tuple(int(c) for c in colour) for colour in np.unique(np.asarray(blank).reshape(-1, 3), axis=0)}
+            assert colours == {fill, (62, 62, 62), (252, 252, 252)}, (quantity, fill)
+        for output in (True, False):
+            square = drawer.empty_square(output)
+            icon = drawer.icon(item)
+            assert icon is not None
+            square.paste(icon, (0, 0), icon)
+            drawer.draw_quantity(square, (0, 0), quantity)
+            assert (drawer.square_pixels(0 if output else 7, (item, quantity)) == np.asarray(square)).all(), quantity
 
 
 def test_invalid_states_are_refused_and_leave_the_canvas_as_it_was() -> None:

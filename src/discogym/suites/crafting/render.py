@@ -14,7 +14,8 @@ the tests), and an icon and its quantity never leave the 68x68 square that is re
 A :class:`Canvas` keeps one table's picture between steps, repaints only the slots that changed (which by
 the same argument gives the picture drawn from scratch) and writes the PNG itself: Pillow's PNG writer filters
 every row and cannot be given a faster deflate, and at about 5 ms per high-resolution picture it was nearly
-all of a step's cost. The canvas's rows are stored unfiltered and compressed with ISA-L's deflate.
+all of a step's cost. The canvas's rows are stored unfiltered and compressed with ISA-L's deflate. Each
+slot's square is drawn once and kept (as an array), and each quantity's digits once, as the pixels they cover.
 
 Two choices where Plancraft's picture is not well defined:
 
@@ -55,7 +56,7 @@ MAX_QUANTITY = 64
 # layout ignores it). Pairs not listed advance by the glyph's width.
 DIGIT_KERNING: dict[tuple[str, str], int] = {(a, b): -4 for a, b in ("14", "17", "19", "67", "69")}
 PNG_COMPRESS_LEVEL = 1  # ISA-L's fastest deflate: about 0.2 ms for the high-resolution picture (about 21 KB)
-_PATCH_LIMIT = 4096  # drawn slots kept per process (about 14 KB each), Pillow's and the canvases' apiece
+_PATCH_LIMIT = 4096  # drawn squares kept per process (about 14 KB each)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -112,9 +113,10 @@ class Renderer:
         self.font = ImageFont.truetype(io.BytesIO(read_asset(FONT)), FONT_SIZE, layout_engine=ImageFont.Layout.BASIC)
         self._icon_names = icon_names()
         self._icons: dict[str, Image.Image | None] = {}
-        self._patches: dict[tuple[bool, str, int], Image.Image] = {}
-        self._arrays: dict[tuple[bool, str, int, int], np.ndarray] = {}
-        self._backgrounds: dict[int, np.ndarray] = {}
+        self._pixels = _frozen(np.asarray(self.background))
+        self._iconed: dict[tuple[bool, str], np.ndarray] = {}
+        self._quantities: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._squares: dict[tuple[bool, str, int], np.ndarray] = {}
         # Every slot's square holds the same picture in the background, except the output slot's.
         self._empty = {
             output: self.background.crop((x, y, x + SQUARE, y + SQUARE))
@@ -149,43 +151,56 @@ class Renderer:
                 following = digits[i + 1 : i + 2]
                 left += int(self.font.getlength(digit)) + DIGIT_KERNING.get((digit, following), 0)
 
-    def _patch(self, output: bool, item: str, quantity: int) -> Image.Image:
-        """One slot's square with the stack drawn in it (cached: drawing text is most of a picture's cost)."""
-        key = (output, item, quantity)
-        patch = self._patches.get(key)
-        if patch is None:
-            patch = self._empty[output].copy()
-            icon = self.icon(item)
-            if icon is not None:
-                patch.paste(icon, (0, 0), icon)
-            self.draw_quantity(patch, (0, 0), quantity)
-            if len(self._patches) >= _PATCH_LIMIT:
-                self._patches.clear()
-            self._patches[key] = patch
-        return patch
+    def background_pixels(self, divisor: int = 1) -> np.ndarray:
+        """The background at ``1 / divisor`` of its size: a read-only (height, width, 3) array."""
+        return downscale(self._pixels, divisor)
 
-    def background_pixels(self, divisor: int) -> np.ndarray:
-        """The background at ``1 / divisor`` of its size, as a read-only (height, width, 3) array (cached)."""
-        pixels = self._backgrounds.get(divisor)
-        if pixels is None:
-            pixels = _frozen(downscale(np.asarray(self.background), divisor))
-            self._backgrounds[divisor] = pixels
-        return pixels
-
-    def square_pixels(self, index: int, stack: tuple[str, int] | None, divisor: int) -> np.ndarray:
+    def square_pixels(self, index: int, stack: tuple[str, int] | None, divisor: int = 1) -> np.ndarray:
         """Slot ``index``'s square holding ``stack`` (None: empty) at ``1 / divisor`` of its size, read-only."""
         if stack is None:
-            x, y = (corner // divisor for corner in SLOT_POSITIONS[index])
-            size = SQUARE // divisor
-            return self.background_pixels(divisor)[y : y + size, x : x + size]
-        key = (index == 0, *stack, divisor)
-        pixels = self._arrays.get(key)
-        if pixels is None:
-            pixels = _frozen(downscale(np.asarray(self._patch(index == 0, *stack)), divisor))
-            if len(self._arrays) >= _PATCH_LIMIT:
-                self._arrays.clear()
-            self._arrays[key] = pixels
-        return pixels
+            x, y = SLOT_POSITIONS[index]
+            return downscale(self._pixels[y : y + SQUARE, x : x + SQUARE], divisor)
+        return downscale(self._square(index == 0, *stack), divisor)
+
+    def _square(self, output: bool, item: str, quantity: int) -> np.ndarray:
+        """One slot's square with the stack drawn in it, at high resolution (cached)."""
+        key = (output, item, quantity)
+        square = self._squares.get(key)
+        if square is None:
+            square = self._with_icon(output, item).copy()
+            if quantity > 1:
+                shadow, text = self._quantity_masks(quantity)
+                square[shadow] = SHADOW_COLOR
+                square[text] = TEXT_COLOR
+            if len(self._squares) >= _PATCH_LIMIT:
+                self._squares.clear()
+            self._squares[key] = _frozen(square)
+        return self._squares[key]
+
+    def _with_icon(self, output: bool, item: str) -> np.ndarray:
+        """An empty slot's square with the item's icon pasted over it by its transparency (cached)."""
+        key = (output, item)
+        if key not in self._iconed:
+            square = self.empty_square(output)
+            icon = self.icon(item)
+            if icon is not None:
+                square.paste(icon, (0, 0), icon)
+            if len(self._iconed) >= _PATCH_LIMIT:
+                self._iconed.clear()
+            self._iconed[key] = _frozen(np.asarray(square))
+        return self._iconed[key]
+
+    def _quantity_masks(self, quantity: int) -> tuple[np.ndarray, np.ndarray]:
+        """Which pixels of a slot's square a quantity's shadow and its digits cover. Drawing the digits as
+        :meth:`draw_quantity` does costs about 0.1 ms; the font covers whole pixels only (no partly
+        coloured edges: tested), so setting these pixels gives the same picture on any icon."""
+        if quantity not in self._quantities:
+            blank = Image.new("RGB", (SQUARE, SQUARE))
+            self.draw_quantity(blank, (0, 0), quantity)
+            drawn = np.asarray(blank)
+            shadow, text = ((drawn == color).all(axis=-1) for color in (SHADOW_COLOR, TEXT_COLOR))
+            self._quantities[quantity] = (shadow, text)
+        return self._quantities[quantity]
 
     def render(self, slots: Mapping[int, tuple[str, int]], resolution: Resolution = "high") -> Image.Image:
         """The table's picture (RGB). ``slots`` maps slot index to ``(item, quantity)``; quantities of 0 are empty.
@@ -197,7 +212,7 @@ class Renderer:
         for index, (item, quantity) in slots.items():
             check_stack(index, item, quantity)
             if quantity >= 1:
-                picture.paste(self._patch(index == 0, item, quantity), SLOT_POSITIONS[index])
+                picture.paste(Image.fromarray(self._square(index == 0, item, quantity)), SLOT_POSITIONS[index])
         if divisor > 1:
             width, height = picture.size
             picture = picture.resize((width // divisor, height // divisor), Image.Resampling.NEAREST)
@@ -209,8 +224,8 @@ class Renderer:
 
 
 def _frozen(pixels: np.ndarray) -> np.ndarray:
-    """A read-only contiguous copy, safe to share between canvases."""
-    copy = np.ascontiguousarray(pixels)
+    """A read-only copy, safe to share."""
+    copy = np.array(pixels)
     copy.setflags(write=False)
     return copy
 
@@ -229,7 +244,8 @@ class Canvas:
         background = drawer.background_pixels(self.divisor)
         self.height, self.width = background.shape[:2]
         self.rows = np.zeros((self.height, 1 + 3 * self.width), dtype=np.uint8)
-        self.rows[:, 1:] = background.reshape(self.height, 3 * self.width)
+        self._pixels = self.rows[:, 1:].reshape(self.height, self.width, 3)  # a view: rows without filter bytes
+        self._pixels[:] = background
         self._drawn: dict[int, tuple[str, int]] = {}  # the stack painted in each occupied slot
 
     def update(self, slots: Mapping[int, tuple[str, int]]) -> "Canvas":
@@ -248,14 +264,14 @@ class Canvas:
         return self
 
     def _paint(self, index: int, stack: tuple[str, int] | None) -> None:
-        square = self.drawer.square_pixels(index, stack, self.divisor)
         x, y = (corner // self.divisor for corner in SLOT_POSITIONS[index])
         size = SQUARE // self.divisor
-        self.rows[y : y + size, 1 + 3 * x : 1 + 3 * (x + size)] = square.reshape(size, 3 * size)
+        self._pixels[y : y + size, x : x + size] = self.drawer.square_pixels(index, stack, self.divisor)
 
     def png(self) -> bytes:
         """The picture as an 8-bit RGB PNG: signature, IHDR, one IDAT with the deflated rows, IEND."""
-        header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)  # depth 8, colour type 2: RGB
+        # IHDR: width, height, bit depth 8, colour type 2 (RGB), compression, filter method, no interlace
+        header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)
         data = isal_zlib.compress(self.rows, PNG_COMPRESS_LEVEL)
         return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
 
