@@ -13,7 +13,7 @@ the tests), and an icon and its quantity never leave the 68x68 square that is re
 
 A :class:`Canvas` keeps one table's picture between steps, repaints only the slots that changed (which by
 the same argument gives the picture drawn from scratch) and writes the PNG itself: Pillow's PNG writer filters
-every row and cannot be given a faster deflate, and at about 5 ms per high-resolution picture it was nearly
+every row and cannot be given a faster deflate, and at 5-10 ms per high-resolution picture it was nearly
 all of a step's cost. The canvas's rows are stored unfiltered and compressed with ISA-L's deflate. Each
 slot's square is drawn once and kept (as an array), and each quantity's digits once, as the pixels they cover.
 
@@ -55,7 +55,7 @@ MAX_QUANTITY = 64
 # Kerning of minecraft_font.ttf between digits, in pixels at size 40 (what raqm applies; Pillow's basic
 # layout ignores it). Pairs not listed advance by the glyph's width.
 DIGIT_KERNING: dict[tuple[str, str], int] = {(a, b): -4 for a, b in ("14", "17", "19", "67", "69")}
-PNG_COMPRESS_LEVEL = 1  # ISA-L's fastest deflate: about 0.2 ms for the high-resolution picture (about 21 KB)
+PNG_COMPRESS_LEVEL = 1  # ISA-L's level 1: about 0.3 ms and 31 KB for a typical high-resolution table
 _PATCH_LIMIT = 4096  # drawn squares kept per process (about 14 KB each)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
