@@ -3,12 +3,15 @@ official split, with a fidelity cross-check when the ``plancraft`` package is im
 
 Steps: every possible example's planner actions (discogym's planner) are replayed through (a) the
 :class:`Table` directly, (b) :class:`CraftingEnv` through ``Env.call`` with text observations (condition
-``mst-se-i``), (c) the same with ``image-high`` pictures (a PNG per step), and, if ``plancraft`` imports,
-(d) ``PlancraftEnvironment`` with pre-built ``MoveAction``/``SmeltAction`` objects. A new environment is
-built for every episode and its start (constructor plus first observation: ``brief``/``brief_images`` here,
-``step()`` in Plancraft, as its evaluator does) is part of the measured rate; it is also shown on its own.
-Plancraft's ``step`` draws and returns a picture after every action in every condition, text included; its
-returned inventory is copied after each step for the fidelity check (microseconds against its milliseconds).
+``mst-se-i``), (c) the same with pictures at each resolution (``image-high``, ``image-medium``, ``image-low``:
+a PNG per step), and, if ``plancraft`` imports, (d) ``PlancraftEnvironment`` at each of the three resolutions
+with pre-built ``MoveAction``/``SmeltAction`` objects. A new environment is built for every episode and its
+start (constructor plus first observation: ``brief``/``brief_images`` here, ``step()`` in Plancraft, as its
+evaluator does) is part of the measured rate; it is also shown on its own. Plancraft's ``step`` draws and
+returns a picture (a numpy array) after every action in every condition, text included; its returned
+inventory is copied after each step for the fidelity check (microseconds against its milliseconds). Each
+picture condition is compared with Plancraft at the same resolution; the Table and text rows with Plancraft
+at high resolution, its default.
 
 Planner: discogym's ``make_plan`` (search and layout) and Plancraft's ``get_subplans`` (``optimal_planner`` on
 the inventory counter, then its layout, as its oracle model calls it) on every example, impossible ones
@@ -22,6 +25,7 @@ in the same run; times are the best of ``--repeats``.
 
 import argparse
 import copy
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -36,6 +40,7 @@ from discogym.suites.crafting.data import Example, load_split
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.planner import PlannedAction, make_plan
 from discogym.suites.crafting.recipes import RecipeBook, recipe_book
+from discogym.suites.crafting.render import RESOLUTIONS, Resolution
 from discogym.suites.crafting.state import Stack, Table, slot_name
 
 INSTALL_HINT = (
@@ -199,13 +204,15 @@ def snapshot(inventory: dict[int, dict[str, Any]]) -> Slots:
     return {index: (entry["type"], entry["quantity"]) for index, entry in inventory.items() if entry["quantity"] > 0}
 
 
-def replay_plancraft(pc: Plancraft, episodes: Sequence[Episode], traces: dict[str, list[Slots]]) -> Timing:
+def replay_plancraft(
+    pc: Plancraft, episodes: Sequence[Episode], traces: dict[str, list[Slots]], resolution: Resolution = "high"
+) -> Timing:
     prepared = [(plancraft_inventory(e.example), [pc.action(step) for step in e.actions]) for e in episodes]
     timing = Timing()
     clock = time.perf_counter
     for episode, (inventory, actions) in zip(episodes, prepared, strict=True):
         started = clock()
-        env = pc.env.PlancraftEnvironment(inventory=copy.deepcopy(inventory), resolution="high")
+        env = pc.env.PlancraftEnvironment(inventory=copy.deepcopy(inventory), resolution=resolution)
         env.step()
         built = clock()
         trace = []
@@ -251,7 +258,7 @@ def timing_row(label: str, timing: Timing) -> str:
     start_ms = 1000 * timing.start_s / timing.episodes
     step_us = 1e6 * timing.step_s / timing.steps
     return (
-        f"{label:44} {start_ms:>12.3f} {step_us:>10.1f} {timing.steps / timing.step_s:>12,.0f} "
+        f"{label:46} {start_ms:>12.3f} {step_us:>10.1f} {timing.steps / timing.step_s:>12,.0f} "
         f"{timing.steps / timing.total_s:>14,.0f} {timing.total_s:>9.3f}"
     )
 
@@ -259,7 +266,7 @@ def timing_row(label: str, timing: Timing) -> str:
 def planner_row(label: str, run: PlannerRun, examples: int) -> str:
     slowest_ms, slowest_id = run.slowest
     return (
-        f"{label:44} {run.seconds:>9.3f} {1000 * run.seconds / examples:>12.3f} {1000 * slowest_ms:>10.1f} {slowest_id}"
+        f"{label:46} {run.seconds:>9.3f} {1000 * run.seconds / examples:>12.3f} {1000 * slowest_ms:>10.1f} {slowest_id}"
     )
 
 
@@ -335,7 +342,6 @@ def main() -> None:
             episodes.append(Episode(example, slots_of(example), plan.actions, args))
     steps = sum(len(e.actions) for e in episodes)
     pc = Plancraft.load()
-    image_condition = importlib.util.find_spec("discogym.suites.crafting.render") is not None
 
     print(
         f"crafting split {options.split}: {len(examples)} examples, {len(episodes)} with a plan, {steps} planned "
@@ -346,39 +352,38 @@ def main() -> None:
     # Warm-up, untimed: first-use loading (pictures and icons, Plancraft's modules and assets).
     warm = episodes[:1]
     replay_env(book, warm, Presentation())
-    if image_condition:
-        replay_env(book, warm, Presentation(observation="image", resolution="high"))
+    pictures = {resolution: Presentation(observation="image", resolution=resolution) for resolution in RESOLUTIONS}
     traces: dict[str, list[Slots]] = {}
-    if pc:
-        replay_plancraft(pc, warm, traces)
+    for resolution in RESOLUTIONS:
+        replay_env(book, warm, pictures[resolution])
+        if pc:
+            replay_plancraft(pc, warm, traces, resolution)
 
-    figures = [
-        ("discogym Table (direct)", repeat(lambda: replay_table(book, episodes), repeats)),
+    # Each row: its label, its timing, and the resolution of the Plancraft figure it is compared with.
+    figures: list[tuple[str, Timing, Resolution]] = [
+        ("discogym Table (direct)", repeat(lambda: replay_table(book, episodes), repeats), "high"),
         (
             "discogym CraftingEnv.call, text (mst-se-i)",
             repeat(lambda: replay_env(book, episodes, Presentation()), repeats),
+            "high",
         ),
     ]
-    if image_condition:
-        high = Presentation(observation="image", resolution="high")
-        figures.append(
-            ("discogym CraftingEnv.call, image-high (PNG)", repeat(lambda: replay_env(book, episodes, high), repeats))
-        )
-    else:
-        print("render.py is missing: no image-high figure")
+    for resolution, shown in pictures.items():
+        label = f"discogym CraftingEnv.call, image-{resolution} (PNG)"
+        figures.append((label, repeat(functools.partial(replay_env, book, episodes, shown), repeats), resolution))
+    plancraft: dict[Resolution, Timing] = {}
     if pc:
-        figures.append(
-            (
-                "Plancraft step (draws a frame every step)",
-                repeat(lambda: replay_plancraft(pc, episodes, traces), repeats),
-            )
-        )
+        for resolution in RESOLUTIONS:
+            run = functools.partial(replay_plancraft, pc, episodes, traces, resolution)
+            plancraft[resolution] = repeat(run, repeats)
 
     print()
     print(f"environment steps: {len(episodes)} episodes, {steps} steps; a new environment per episode")
-    print(f"{'path':44} {'start ms/ep':>12} {'us/step':>10} {'steps/s':>12} {'steps/s+start':>14} {'total s':>9}")
-    for label, timing in figures:
+    print(f"{'path':46} {'start ms/ep':>12} {'us/step':>10} {'steps/s':>12} {'steps/s+start':>14} {'total s':>9}")
+    for label, timing, _ in figures:
         print(timing_row(label, timing))
+    for resolution, timing in plancraft.items():
+        print(timing_row(f"Plancraft step, {resolution} (a frame per step)", timing))
 
     # The planner: recipe_graph is built once per process, as Plancraft builds its graph on import.
     make_plan(book, examples[0].target, slots_of(examples[0]))
@@ -386,24 +391,25 @@ def main() -> None:
     theirs = best_planner(lambda: plancraft_planner(pc, examples), repeats) if pc else None
     print()
     print(f"planner over all {len(examples)} examples ({sum(e.impossible for e in examples)} impossible)")
-    print(f"{'planner':44} {'total s':>9} {'ms/example':>12} {'slowest ms':>10} example")
+    print(f"{'planner':46} {'total s':>9} {'ms/example':>12} {'slowest ms':>10} example")
     print(planner_row("discogym make_plan", ours, len(examples)))
     if theirs:
         print(planner_row("Plancraft get_subplans", theirs, len(examples)))
 
     if pc is None or theirs is None:
         return
-    plancraft_timing = figures[-1][1]
     print()
     print("ratios, discogym / Plancraft: step rate (target >= 10x), start time, planner time (target <= 0.2)")
-    print(f"{'path':44} {'steps/s+start':>14} {'steps/s':>10} {'start':>10}")
-    for label, timing in figures[:-1]:
-        with_start = (timing.steps / timing.total_s) / (plancraft_timing.steps / plancraft_timing.total_s)
-        steps_only = (timing.steps / timing.step_s) / (plancraft_timing.steps / plancraft_timing.step_s)
-        start = f"1/{plancraft_timing.start_s / timing.start_s:,.0f}"
-        print(f"{label:44} {with_start:>13,.1f}x {steps_only:>9,.1f}x {start:>10}")
+    print("each picture condition against Plancraft at its resolution; Table and text against Plancraft at high")
+    print(f"{'path':46} {'vs Plancraft':>12} {'steps/s+start':>14} {'steps/s':>10} {'start':>10}")
+    for label, timing, resolution in figures:
+        baseline = plancraft[resolution]
+        with_start = (timing.steps / timing.total_s) / (baseline.steps / baseline.total_s)
+        steps_only = (timing.steps / timing.step_s) / (baseline.steps / baseline.step_s)
+        start = f"1/{baseline.start_s / timing.start_s:,.0f}"
+        print(f"{label:46} {resolution:>12} {with_start:>13,.1f}x {steps_only:>9,.1f}x {start:>10}")
     planner_ratio = ours.seconds / theirs.seconds
-    print(f"{'planner time, make_plan / get_subplans':44} {planner_ratio:>14.4f} ({1 / planner_ratio:,.0f}x faster)")
+    print(f"{'planner time, make_plan / get_subplans':46} {planner_ratio:>14.4f} ({1 / planner_ratio:,.0f}x faster)")
 
     print()
     print("fidelity")

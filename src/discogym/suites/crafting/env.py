@@ -9,7 +9,7 @@ import base64
 import dataclasses
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +19,9 @@ from discogym.core.model.agent import ExampleDialogue
 from discogym.suites.crafting import prompt, text, wiki
 from discogym.suites.crafting.recipes import RecipeBook
 from discogym.suites.crafting.state import GRID, INVENTORY, OUTPUT, Stack, Table, slot_name
+
+if TYPE_CHECKING:
+    from discogym.suites.crafting.render import Canvas
 
 MAX_STEPS = 30
 Resolution = Literal["high", "medium", "low"]
@@ -80,6 +83,8 @@ class CraftingEnv(Env):
         self.presentation = presentation
         self.rng = np.random.default_rng(seed)
         self.counts: Counter[str] = Counter()
+        # The pictures drawn so far, one per resolution, repainted where the table changed (render.Canvas).
+        self._canvases: dict[Resolution, Canvas] = {}
 
     # What the agent sees
 
@@ -108,9 +113,16 @@ class CraftingEnv(Env):
         """The rendered table, in image conditions."""
         if not self._pictures:
             return []
-        from discogym.suites.crafting.render import renderer  # Pillow and the icons load only when pictures are used
+        return [ToolImage.from_bytes(self._png(self.presentation.resolution))]
 
-        return [ToolImage.from_bytes(renderer().png(self.table.slots, self.presentation.resolution))]
+    def _png(self, resolution: Resolution) -> bytes:
+        """The table's picture at ``resolution`` as PNG bytes, from this episode's canvas for it."""
+        canvas = self._canvases.get(resolution)
+        if canvas is None:
+            from discogym.suites.crafting.render import Canvas, renderer  # Pillow and the icons load only when used
+
+            canvas = self._canvases[resolution] = Canvas(renderer(), resolution)
+        return canvas.update(self.table.slots).png()
 
     def brief(self) -> str:
         return self.observe()
@@ -161,7 +173,7 @@ class CraftingEnv(Env):
         agent's text says), each slot's box on it with its stack, the target and the condition's tools."""
         from discogym.suites.crafting.render import ICON_SIZE, MULTIPLE, SLOT_POSITIONS, renderer
 
-        picture = renderer().png(self.table.slots, "high")
+        picture = self._png("high")
         width, height = renderer().background.size
         slots = []
         for index, (x, y) in enumerate(SLOT_POSITIONS):
