@@ -26,11 +26,11 @@ import yaml
 from discogym.core import Termination, register_suite
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.web import guard, study_app
-from discogym.interfaces.web.study import Study, load_study_file
+from discogym.interfaces.web.study import Study, load_study_file, prepare_study_folder
 from discogym.interfaces.web.study_app import create_study_app
 from tests.conftest import REPO, cli_environment, discogym_command, free_port, run_discogym
 from tests.core.toy_suite import suite as toy
-from tests.interfaces.conftest import WAIT
+from tests.interfaces.conftest import WAIT, serving
 
 TOY_STUDY: dict[str, Any] = {
     "name": "toy-study",
@@ -96,6 +96,7 @@ class Participant:
 def study_server(study_file: Path, folder: Path) -> Iterator[tuple[str, Study]]:
     """The study's app on a free port of 127.0.0.1 (uvicorn in a thread), stopped (games written) on leaving."""
     register_suite(toy)
+    prepare_study_folder(study_file, folder)
     study = Study(load_study_file(study_file), folder)
     listener = socket.create_server(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(create_study_app(study), log_level="warning", **guard.SERVER_LIMITS))
@@ -158,6 +159,28 @@ def test_two_participants_play_their_games_and_get_the_completion_code(toy_study
     records = [json.loads(p.read_text()) for p in sorted((tmp_path / "study" / "participants").glob("*.json"))]
     assert [len(r["played"]) for r in records] == [2, 2]
     assert all("secret" not in key or key == "secret_sha256" for r in records for key in r)  # only its hash
+
+
+def test_the_researchers_dashboard_shows_progress_completion_and_exclusions(toy_study, tmp_path):
+    root, study = toy_study
+    finished, left = Participant(root), Participant(root)
+    finished.enter("5f0c1aa1b2")
+    play_through(finished, study, 1)
+    left.enter("5f0c1aa1b9")
+    left.post(f"/p/{left.secret}/consent")
+    left.post(f"/p/{left.secret}/start")
+    left.call("probe", {"n": 1})
+    study_folder = tmp_path / "study"
+    with serving(study_folder) as researcher:
+        status, home = researcher.get("/")
+        assert 'href="/study"' in home
+        status, page = researcher.get("/study")
+    assert status == 200 and "toy-study" in page and "1 finished" in page
+    assert "PROLIFIC_PID=5f0c1aa1b2" in page and "submitted, submitted" in page and "0 of 2" in page
+    assert '<a href="/report/toy">toy</a>' in page
+    (tmp_path / "runs").mkdir()
+    with serving(tmp_path / "runs") as elsewhere:
+        assert elsewhere.get("/study")[0] == 404  # not a study's folder
 
 
 def test_a_participant_reaches_nothing_but_their_own_pages(toy_study):

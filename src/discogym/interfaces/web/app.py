@@ -41,6 +41,7 @@ from discogym.interfaces.web.browse import (
     replay_steps,
     replay_steps_of,
 )
+from discogym.interfaces.web.dashboard import is_study_folder, study_dashboard
 from discogym.interfaces.web.guard import allowed_hosts, guard
 from discogym.interfaces.web.pace import FramePace
 from discogym.interfaces.web.study import ascii_id, shortened
@@ -232,7 +233,18 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     def home(request: Request) -> HTMLResponse:
         folders = find_runs(runs) if runs.is_dir() else []
         listed = [(folder.relative_to(runs).as_posix(), len(RunDir(folder).episode_paths())) for folder in folders]
-        return page(request, "home.html", runs=listed, root=runs.name, suites=all_suites())
+        return page(request, "home.html", runs=listed, root=runs.name, suites=all_suites(), study=is_study_folder(runs))
+
+    @app.get("/study", response_class=HTMLResponse)
+    def study_page(request: Request) -> HTMLResponse:
+        """The dashboard of the study whose folder is the runs folder (``discogym serve --runs STUDY_DIR``)."""
+        if not is_study_folder(runs):
+            raise HTTPException(404, "the runs folder is not a study's folder (discogym serve --study ... --out)")
+        try:
+            shown = study_dashboard(runs)
+        except UserError as err:
+            raise HTTPException(422, str(err)) from None
+        return page(request, "study_dashboard.html", **shown)
 
     @app.get("/play", response_class=HTMLResponse)
     def choose(request: Request, suite: str = "", split: str = "") -> HTMLResponse:

@@ -1,0 +1,66 @@
+"""The researcher's view of a study (``discogym serve --runs STUDY_DIR``, page ``/study``): progress per game and
+per participant, completion, and the games that will be left out of the baselines. Read from the study folder's
+files (the study file and the participants' records), so it works beside a running study server (another process)
+and after it."""
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from discogym.core.model.termination import Termination
+from discogym.interfaces.web.study import STUDY_FILE, Study, load_study_file
+
+
+def is_study_folder(folder: Path) -> bool:
+    """True when ``folder`` is a study's folder (``discogym serve --study ... --out FOLDER`` made it)."""
+    return (folder / STUDY_FILE).is_file()
+
+
+def study_dashboard(folder: Path) -> dict[str, Any]:
+    """What the dashboard shows of the study in ``folder`` (a UserError when its files cannot be read)."""
+    study = Study(load_study_file(folder / STUDY_FILE), folder)
+    assigned: Counter[int] = Counter()
+    endings: dict[int, Counter[str]] = {index: Counter() for index in range(len(study.slots))}
+    people = []
+    for record in sorted(study.records.values(), key=lambda r: r.number):
+        assigned.update(record.assigned)
+        for game in record.played:
+            endings[game.slot][_kind(game)] += 1
+        people.append(
+            {
+                "label": record.label,
+                "platform_ids": record.platform_ids,
+                "consented": record.consented,
+                "played": f"{len(record.played)} of {len(record.assigned)}",
+                "endings": ", ".join(game.ending for game in record.played) or "-",
+                "finished": record.finished,
+            }
+        )
+    games = [
+        {
+            "game": f"{slot.suite} / {slot.split} / {slot.task}",
+            "condition": slot.condition + (f" ({slot.pace})" if slot.pace else ""),
+            "assigned": assigned[index],
+            "counted": endings[index]["counted"],
+            "abandoned": endings[index]["abandoned"],
+            "other": endings[index]["other"],
+            "quota": study.file.people_per_task,
+        }
+        for index, slot in enumerate(study.slots)
+    ]
+    return {
+        "study": study.file,
+        "games": games,
+        "people": people,
+        "finished": sum(person["finished"] for person in people),
+        "suites": sorted({slot.suite for slot in study.slots if (folder / slot.suite / "episodes").is_dir()}),
+    }
+
+
+def _kind(game: Any) -> str:
+    """How a played game counts toward its baseline: counted, abandoned (left out), or other (an error)."""
+    if game.ending == Termination.ABANDONED.value:
+        return "abandoned"
+    if game.ending in (Termination.ENV_ERROR.value, Termination.AGENT_ERROR.value):
+        return "other"
+    return "counted"
