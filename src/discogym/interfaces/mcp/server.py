@@ -15,6 +15,7 @@ holds up another's requests.
 
 import json
 import socket
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -189,6 +190,10 @@ def build_server(suite: Suite, out: Path, *, split: str | None = None, seed: int
             yield sessions
         finally:
             await sessions.close_all()
+            unsaved = episodes.retry_unsaved()  # finished episodes kept since a write error: a last try
+            if unsaved:
+                print(f"discogym mcp: {len(unsaved)} finished episodes could not be written: {', '.join(unsaved)}",
+                      file=sys.stderr)  # fmt: skip
 
     async def discover(ctx: ServerRequestContext[Sessions, Any], params: types.RequestParams) -> types.DiscoverResult:
         _session_key(ctx)  # over HTTP: refused, so that the client falls back to the handshake

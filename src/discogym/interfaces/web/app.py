@@ -108,14 +108,17 @@ class Games:
             self._games[token] = game
         return token
 
-    def leave_all(self) -> None:
-        """The server is stopping: write every game still running as ``abandoned`` (scored from its log)."""
+    def leave_all(self) -> list[str]:
+        """The server is stopping: write every game still running as ``abandoned`` (scored from its log); return
+        the finished games that could not be written even now (kept since a write error)."""
         with self._lock:
             running = [game for game in self._games.values() if not game.over]
+            hosts = list(self._hosts.values())
         for game in running:
             with game.lock:
                 if not game.over:
                     game.written, game.over = game.session.leave(), True
+        return [name for host in hosts for name in host.retry_unsaved()]
 
     def get(self, token: str) -> Game:
         game = self._games.get(token)
@@ -191,7 +194,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        games.leave_all()
+        app.state.unsaved = games.leave_all()
 
     app = FastAPI(
         title="discogym", version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
