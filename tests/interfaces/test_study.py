@@ -396,3 +396,23 @@ def test_the_study_file_and_folder_are_checked(tmp_path):
     (tmp_path / "taken" / "study.yaml").write_text("name: another\n")
     done = run_discogym("serve", "--study", str(other), "--out", str(tmp_path / "taken"))
     assert done.returncode != 0 and "holds another study" in done.stderr
+
+
+def test_a_game_at_the_frame_rate_is_held_to_its_pace_and_its_frame_times_written(tmp_path):
+    games = [{"suite": "autumn", "split": "all", "tasks": ["gravity-1"], "condition": "people", "pace": "frame-rate"}]
+    study_file = write_study(tmp_path, games=games, tasks_per_participant=1, people_per_task=1)
+    with study_server(study_file, tmp_path / "paced") as (root, _study):
+        person = Participant(root)
+        person.enter("framer01")
+        person.post(f"/p/{person.secret}/consent")
+        person.post(f"/p/{person.secret}/start")
+        started = time.monotonic()
+        for _ in range(9):  # as fast as the client can: the server holds each frame to 1/8 s
+            assert person.call("act", {"action": "noop"})[0] == 200
+        took = time.monotonic() - started
+        person.end()
+    assert took >= 8 / 8 - 0.01
+    (path,) = RunDir(tmp_path / "paced" / "autumn").episode_paths()
+    runtime = json.loads((tmp_path / "paced" / "autumn" / "runtime" / path.name).read_text())
+    intervals = runtime["frame_intervals_s"]
+    assert len(intervals) == 8 and all(0.124 <= interval < 0.5 for interval in intervals)
