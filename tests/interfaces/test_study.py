@@ -416,3 +416,22 @@ def test_a_game_at_the_frame_rate_is_held_to_its_pace_and_its_frame_times_writte
     runtime = json.loads((tmp_path / "paced" / "autumn" / "runtime" / path.name).read_text())
     intervals = runtime["frame_intervals_s"]
     assert len(intervals) == 8 and all(0.124 <= interval < 0.5 for interval in intervals)
+
+
+def test_start_requests_racing_start_one_game(toy_study, tmp_path):
+    root, _study = toy_study
+    person = Participant(root)
+    person.enter("racer001")
+    person.post(f"/p/{person.secret}/consent")
+    statuses: list[int] = []
+    racers = [threading.Thread(target=lambda: statuses.append(person.post(f"/p/{person.secret}/start")[0]))
+              for _ in range(6)]  # fmt: skip
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join(WAIT)
+    assert statuses == [200] * 6
+    assert person.call("probe", {"n": 1})[0] == 200
+    person.end()
+    assert len(RunDir(tmp_path / "study" / "toy").episode_paths()) == 1  # one game, written; none left behind
+    assert not list((tmp_path / "study" / "toy" / "episodes").glob(".*.claim"))

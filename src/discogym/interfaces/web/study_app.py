@@ -43,7 +43,7 @@ from discogym.interfaces.web.pace import FramePace
 from discogym.interfaces.web.study import ParticipantRecord, Slot, Study, StudyFull, ascii_id, shortened
 
 HERE = Path(__file__).resolve().parent
-COOKIE = "discogym_participant"
+COOKIE_PREFIX = "discogym_participant_"  # + the study's name: studies on one host keep their own cookies
 PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games and retries unsaved episodes
 
@@ -67,6 +67,7 @@ class StudyGames:
         self.study = study
         self._hosts: dict[tuple[str, str], ExternalEpisodes] = {}
         self._games: dict[int, StudyGame] = {}
+        self._starting: dict[int, threading.Lock] = {}  # held while a participant's game starts
         self._lock = threading.Lock()
 
     def host(self, slot: Slot) -> ExternalEpisodes:
@@ -82,7 +83,14 @@ class StudyGames:
             return self._games.get(record.number)
 
     def start(self, record: ParticipantRecord) -> StudyGame:
-        """The participant's next assigned game, started (or the one already running)."""
+        """The participant's next assigned game, started (or the one already running: two "start" requests at
+        once start one game)."""
+        with self._lock:
+            starting = self._starting.setdefault(record.number, threading.Lock())
+        with starting:
+            return self._start(record)
+
+    def _start(self, record: ParticipantRecord) -> StudyGame:
         with self._lock:
             running = self._games.get(record.number)
         if running is not None:
@@ -192,6 +200,7 @@ def client_address(request: Request) -> str:
 def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
     """The participants' app of ``study``, answering requests for the loopback names, ``listen`` and ``allowed``."""
     games = StudyGames(study)
+    cookie = COOKIE_PREFIX + study.file.name
     stop_watching = threading.Event()
 
     def watcher() -> None:
@@ -227,7 +236,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
 
     def remembered(response: Response, secret: str, request: Request) -> Response:
         secure = request.url.scheme == "https"
-        response.set_cookie(COOKIE, secret, httponly=True, samesite="lax", secure=secure, path="/")
+        response.set_cookie(cookie, secret, httponly=True, samesite="lax", secure=secure, path="/")
         return response
 
     @app.exception_handler(StarletteHTTPException)
@@ -244,14 +253,14 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
-        secret = request.cookies.get(COOKIE, "")
+        secret = request.cookies.get(cookie, "")
         if secret and study.by_secret(secret) is not None:
             return RedirectResponse(f"/p/{secret}", status_code=303)
         return page(request, "study_welcome.html")
 
     @app.get("/enter")
     def enter(request: Request) -> Response:
-        secret = request.cookies.get(COOKIE, "")
+        secret = request.cookies.get(cookie, "")
         if secret and study.by_secret(secret) is not None:  # this browser's participant, back again
             return RedirectResponse(f"/p/{secret}", status_code=303)
         try:
@@ -302,6 +311,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
                 "images": [f"data:{i.media_type};base64,{i.data_base64}" for i in session.brief_images()],
                 "history": replay_steps_of(recorder.events) if recorder is not None else [],
                 "view": session.last_view,
+                "study": study.file,
             }
         return page(request, "play.html", **context)
 

@@ -194,16 +194,16 @@ function mountScreen(mount) {
     screen = mount(screenRoot, firstView, api);
     screenRoot.dataset.ready = "true";
   }
-  if (PLAY_OVER) finished(PLAY_WRITTEN);
+  if (PLAY_OVER) finished(PLAY_WRITTEN, next ? false : undefined);
 }
 
 if (firstView && firstView.kind === "error") {
   screenRoot.textContent = firstView.message;
   screenRoot.className = "screen error";
   document.getElementById("forms").open = true;
-  if (PLAY_OVER) finished(PLAY_WRITTEN);
+  if (PLAY_OVER) finished(PLAY_WRITTEN, next ? false : undefined);
 } else if (firstView) {
   loadScreen(firstView.kind).then(mountScreen);
 } else if (PLAY_OVER) {
-  finished(PLAY_WRITTEN);
+  finished(PLAY_WRITTEN, next ? false : undefined); // in a study: ask the server whether it is saved
 }
