@@ -20,6 +20,7 @@ from discogym.core import Episode
 from discogym.core.running.runner import RunConfig, Runner
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.web.app import create_app
+from discogym.interfaces.web.guard import SERVER_LIMITS
 from tests.conftest import run_discogym
 from tests.core.toy_suite import suite as toy
 
@@ -77,20 +78,28 @@ def runs(tmp_path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def serving(runs: Path) -> Iterator[Served]:
-    """The app serving ``runs`` on a free port of 127.0.0.1, stopped (its shutdown run) on leaving."""
+def serving_app(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn (the web app's limits) in a thread on a free port of 127.0.0.1; yields its root URL,
+    and stops it (its shutdown run) on leaving."""
     listener = socket.create_server(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_app(runs), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **SERVER_LIMITS))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + WAIT
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
     try:
-        yield Served(f"http://127.0.0.1:{listener.getsockname()[1]}", runs)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:
         server.should_exit = True
         thread.join(WAIT)
+
+
+@contextlib.contextmanager
+def serving(runs: Path) -> Iterator[Served]:
+    """The app serving ``runs`` on a free port of 127.0.0.1, stopped (its shutdown run) on leaving."""
+    with serving_app(create_app(runs)) as root:
+        yield Served(root, runs)
 
 
 @pytest.fixture

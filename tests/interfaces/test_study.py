@@ -6,10 +6,8 @@ participant sends (big bodies, internal tools, forged or look-alike ids, many pa
 import contextlib
 import http.cookiejar
 import json
-import os
 import signal
 import socket
-import subprocess
 import threading
 import time
 import urllib.error
@@ -20,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 import yaml
 
 from discogym.core import Termination, register_suite
@@ -28,9 +25,9 @@ from discogym.core.running.storage import RunDir
 from discogym.interfaces.web import guard, study_app
 from discogym.interfaces.web.study import Study, load_study_file, prepare_study_folder
 from discogym.interfaces.web.study_app import create_study_app
-from tests.conftest import REPO, cli_environment, discogym_command, free_port, run_discogym
+from tests.conftest import discogym_server, run_discogym
 from tests.core.toy_suite import suite as toy
-from tests.interfaces.conftest import WAIT, serving
+from tests.interfaces.conftest import WAIT, serving, serving_app
 
 TOY_STUDY: dict[str, Any] = {
     "name": "toy-study",
@@ -98,18 +95,8 @@ def study_server(study_file: Path, folder: Path) -> Iterator[tuple[str, Study]]:
     register_suite(toy)
     prepare_study_folder(study_file, folder)
     study = Study(load_study_file(study_file), folder)
-    listener = socket.create_server(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(create_study_app(study), log_level="warning", **guard.SERVER_LIMITS))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + WAIT
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}", study
-    finally:
-        server.should_exit = True
-        thread.join(WAIT)
+    with serving_app(create_study_app(study)) as root:
+        yield root, study
 
 
 @pytest.fixture
@@ -344,21 +331,9 @@ def test_idle_and_overlong_games_are_written_with_their_own_endings(tmp_path, mo
 
 
 def test_a_sigterm_with_slow_clients_writes_every_running_game_within_ten_seconds(tmp_path):
-    study_file = write_study(tmp_path)
-    port = free_port()
-    env = cli_environment(DISCOGYM_SUITES="tests.core.toy_suite:suite")
-    args = ["serve", "--study", str(study_file), "--out", str(tmp_path / "study"), "--port", str(port)]
-    server = subprocess.Popen(discogym_command(*args), env=env, cwd=REPO, stderr=subprocess.PIPE, text=True)
+    args = ["serve", "--study", str(write_study(tmp_path)), "--out", str(tmp_path / "study")]
     slow: list[socket.socket] = []
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
+    with discogym_server(*args, DISCOGYM_SUITES="tests.core.toy_suite:suite") as (port, server):
         root = f"http://127.0.0.1:{port}"
         for i in range(5):
             person = Participant(root)
@@ -368,19 +343,15 @@ def test_a_sigterm_with_slow_clients_writes_every_running_game_within_ten_second
             assert person.call("probe", {"n": 5})[0] == 200
         for _ in range(20):  # slow clients: a request head and part of a body, then nothing
             connection = socket.create_connection(("127.0.0.1", port))
-            connection.sendall(b'POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{"t')
+            connection.sendall(b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{")
             slow.append(connection)
         time.sleep(0.5)
         stopped = time.monotonic()
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
         took = time.monotonic() - stopped
-    finally:
         for connection in slow:
             connection.close()
-        if server.poll() is None:
-            os.kill(server.pid, signal.SIGKILL)
-        server.communicate()
     episodes = list(RunDir(tmp_path / "study" / "toy").iter_episodes())
     assert took < 10 and len(episodes) == 5
     assert all(e.outcome.termination == Termination.ABANDONED and len(e.events) == 1 for e in episodes)

@@ -12,7 +12,7 @@ A person's episode is recorded by the harness's own recorder (:mod:`discogym.cor
 
 import secrets
 import threading
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +184,23 @@ def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
     }
 
 
+def handle_refusals(app: FastAPI, page: Callable[..., HTMLResponse], shown: Callable[[object], str] = str) -> None:
+    """Every refusal as one clear message (``shown`` of its detail): JSON for the pages' calls (``/api/``), an error
+    page otherwise; a malformed request says what is wrong in it, shortened."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def refused(request: Request, err: StarletteHTTPException) -> Response:
+        message = shown(err.detail)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=err.status_code)
+        return page(request, "error.html", status=err.status_code, message=message)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, err: RequestValidationError) -> Response:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        return await refused(request, StarletteHTTPException(422, f"malformed request: {shortened(problems, 300)}"))
+
+
 def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
     """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``) to requests for
     this machine's loopback names, the address ``listen`` and the host names ``allowed``."""
@@ -219,18 +236,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
                 return folder
         raise HTTPException(404, f"no run {run!r} in the runs folder")
 
-    @app.exception_handler(StarletteHTTPException)
-    async def refused(request: Request, err: StarletteHTTPException) -> Response:
-        """Every refusal as one clear message: JSON for the play page's calls, a page otherwise."""
-        message = relative_to(err.detail, runs)
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=err.status_code)
-        return page(request, "error.html", status=err.status_code, message=message)
-
-    @app.exception_handler(RequestValidationError)
-    async def malformed(request: Request, err: RequestValidationError) -> Response:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
-        return await refused(request, StarletteHTTPException(422, f"malformed request: {problems}"))
+    handle_refusals(app, page, lambda detail: relative_to(detail, runs))
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> HTMLResponse:

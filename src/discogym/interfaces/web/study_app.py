@@ -25,18 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from discogym import __version__
 from discogym.core import ToolResult, UserError, all_suites, get_suite
 from discogym.core.model.termination import Termination
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
-from discogym.interfaces.web.app import HUMAN, CallRequest
+from discogym.interfaces.web.app import HUMAN, CallRequest, handle_refusals
 from discogym.interfaces.web.browse import replay_steps_of
 from discogym.interfaces.web.guard import allowed_hosts, guard
 from discogym.interfaces.web.pace import FramePace
@@ -239,17 +237,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         response.set_cookie(cookie, secret, httponly=True, samesite="lax", secure=secure, path="/")
         return response
 
-    @app.exception_handler(StarletteHTTPException)
-    async def refused(request: Request, err: StarletteHTTPException) -> Response:
-        message = str(err.detail)
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": message}, status_code=err.status_code)
-        return page(request, "error.html", status=err.status_code, message=message)
-
-    @app.exception_handler(RequestValidationError)
-    async def malformed(request: Request, err: RequestValidationError) -> Response:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
-        return await refused(request, StarletteHTTPException(422, f"malformed request: {shortened(problems, 300)}"))
+    handle_refusals(app, page)
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
