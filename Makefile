@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 # numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
 OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser wheel-smoke
+.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke
 
 # constraints.txt pins every package to the tested version, so a fresh install is the tested one.
 $(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
@@ -32,7 +32,7 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint $(OLDEST)/installed browser
+test: lint $(OLDEST)/installed browser caddy
 	$(BIN)/pytest -q -n auto
 
 # The built wheel, not the checkout: build it, install it (constraints.txt) into a fresh venv and run it from
@@ -40,15 +40,25 @@ test: lint $(OLDEST)/installed browser
 wheel-smoke: install
 	$(BIN)/python scripts/wheel_smoke.py
 
-# Debian's chromium, which Playwright drives in the web app's browser tests: installed when absent and apt-get
-# can (as root); otherwise those tests skip, saying so.
-browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+# A Debian package that some tests need, $(1) (its command has its name), for $(2): installed when absent and
+# apt-get can (as root); otherwise those tests skip, saying so.
+define debian_package
+	@command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing chromium (apt-get) for the browser tests"; \
-	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
-	      || echo "chromium could not be installed: the browser tests will skip"; \
-	  else echo "chromium is not installed and cannot be installed here: the browser tests will skip"; fi; }
+	    echo "installing $(1) (apt-get) for $(2)"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; } \
+	      || echo "$(1) could not be installed: $(2) will skip"; \
+	  else echo "$(1) is not installed and cannot be installed here: $(2) will skip"; fi; }
+endef
+
+# Debian's chromium, which Playwright drives in the web app's browser tests.
+browser:
+	$(call debian_package,chromium,the browser tests)
+
+# Debian's caddy, the HTTPS reverse proxy of examples/Caddyfile, which the Caddy tests put in front of a study
+# (after chromium: one apt-get at a time under make -j).
+caddy: browser
+	$(call debian_package,caddy,the Caddy tests)
 
 bench: install
 	$(BIN)/python benchmarks/harness_overhead.py

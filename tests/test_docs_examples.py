@@ -97,7 +97,7 @@ STAND_INS = {
         "discogym run autumn --split ball --agent oracle",
     ],
     "writing-an-agent.md": [f"{NOVELTY} sweep petri redstone --agent novelty --agent-opt max_calls=20"],
-    "web.md": ["discogym run SUITE --out runs/SUITE"],
+    "web.md": ["discogym run SUITE --out runs/SUITE", "discogym run SUITE --out studies/autumn-people/SUITE"],
     "inspect.md": ["discogym run crafting --split val.small.easy --tasks VAL0187 --out runs/crafting"],
 }
 

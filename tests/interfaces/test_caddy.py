@@ -23,6 +23,7 @@ import yaml
 
 from discogym.core import Termination
 from discogym.core.running.storage import RunDir
+from discogym.interfaces.web.study_app import COOKIE_PREFIX
 from tests.conftest import REPO, discogym_server, free_port
 from tests.interfaces.conftest import WAIT
 
@@ -83,7 +84,7 @@ class Visitor:
     def __init__(self, root: str, context: ssl.SSLContext, source: str) -> None:
         self.root = root
         self.set_cookies: list[str] = []
-        self.headers: http.client.HTTPMessage | None = None
+        self.headers: dict[str, str] = {}  # the last answer's, names in lower case
         self.page_url = ""
         self.secret = ""
         visitor = self
@@ -105,10 +106,10 @@ class Visitor:
         request = urllib.request.Request(self.root + path, data, {**sent, **(headers or {})})
         try:
             with self.opener.open(request, timeout=WAIT) as answer:
-                self.page_url, self.headers = answer.url, answer.headers
+                self.page_url, self.headers = answer.url, {k.lower(): v for k, v in answer.headers.items()}
                 return int(answer.status), answer.read().decode()
         except urllib.error.HTTPError as refused:
-            self.headers = refused.headers
+            self.headers = {k.lower(): v for k, v in refused.headers.items()}
             return refused.code, refused.read().decode()
 
     def enter(self, pid: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
@@ -176,12 +177,12 @@ def caddy(caddyfile: Path, home: Path, port: int) -> Iterator[ssl.SSLContext]:
             assert time.monotonic() < deadline, f"caddy did not answer over HTTPS in {WAIT} s: {log.read_text()}"
             if root_ca.exists():
                 context = ssl.create_default_context(cafile=str(root_ca))
-                with contextlib.suppress(OSError):  # refused, or its certificate not issued yet
-                    with (
-                        socket.create_connection(("127.0.0.1", port), timeout=2) as plain,
-                        context.wrap_socket(plain, server_hostname="localhost"),
-                    ):
-                        break
+                with (
+                    contextlib.suppress(OSError),  # refused, or its certificate not issued yet
+                    socket.create_connection(("127.0.0.1", port), timeout=2) as plain,
+                    context.wrap_socket(plain, server_hostname="localhost"),
+                ):
+                    break
             time.sleep(0.1)
         yield context
     finally:
@@ -224,11 +225,13 @@ def test_a_participant_plays_through_caddy_over_https(tmp_path):
             person = Visitor(root, context, "127.0.0.2")
             status, page = person.enter("5f0c1aa1b2")
             assert status == 200 and "You agree to play digit games." in page and person.secret
-            assert person.headers is not None and person.headers["strict-transport-security"] == "max-age=31536000"
+            assert person.headers["strict-transport-security"] == "max-age=31536000"
             # The cookie is Secure: the study server saw https in X-Forwarded-Proto from Caddy.
-            (cookie,) = {c for c in person.set_cookies if c.startswith("discogym_participant=")}
-            attributes = {part.strip().lower() for part in cookie.split(";")}
-            assert {"secure", "httponly", "samesite=lax"} <= attributes, cookie
+            cookies = [c for c in person.set_cookies if c.startswith(f"{COOKIE_PREFIX}{TOY_STUDY['name']}=")]
+            for cookie in cookies:
+                attributes = {part.strip().lower() for part in cookie.split(";")}
+                assert {"secure", "httponly", "samesite=lax"} <= attributes, cookie
+            assert cookies, person.set_cookies
             status, page = person.open(f"/p/{person.secret}/consent", b"")
             assert status == 200 and 'id="start"' in page
             status, page = person.open(f"/p/{person.secret}/start", b"")
@@ -240,27 +243,27 @@ def test_a_participant_plays_through_caddy_over_https(tmp_path):
             status, page = person.open("/")  # the Secure cookie comes back over HTTPS: the participant's own page
             assert status == 200 and person.page_url.endswith(f"/p/{person.secret}") and "Game 2 of 2" in page
 
-            # 2 MB bodies are refused, declared or streamed in chunks, before the study server takes them in.
+            # 2 MB bodies are refused with 413, by Caddy: one that declares its length before any of it is passed
+            # on, one streamed in chunks once 1 MiB has passed.
             declared = f"POST /api/p/{person.secret}/call HTTP/1.1\r\nHost: localhost:{port}\r\n"
             chunk = b"x" * 100_000
             sized = raw_tls(port, context, f"{declared}Content-Length: 2000000\r\n\r\n".encode(), [chunk] * 20)
-            print("SIZED", sized[:400])
+            assert sized.startswith("HTTP/1.1 413") and "at most 1048576 bytes" in sized, sized[:300]
             streamed_chunk = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
             head = f"{declared}Transfer-Encoding: chunked\r\n\r\n".encode()
             streamed = raw_tls(port, context, head, [streamed_chunk] * 20 + [b"0\r\n\r\n"])
-            print("STREAMED", streamed[:400])
-            print("PLAIN", plain_http(port))
+            assert streamed.startswith("HTTP/1.1 413"), streamed[:300]
 
             # The study server counts participants by the address they came from (one each here), which Caddy
             # passes on; an address a client claims in its own X-Forwarded-For is not believed.
             assert Visitor(root, context, "127.0.0.3").enter("5f0c1aa1b3")[0] == 200
-            claimed = {"x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https"}
+            claimed = {"x-forwarded-for": "203.0.113.9"}
             status, page = Visitor(root, context, "127.0.0.3").enter("5f0c1aa1b4", headers=claimed)
             assert status == 400 and "too many participants came from this network address" in page
 
             # Plain HTTP to the HTTPS port gets Caddy's refusal, not the study.
-            answer = plain_http(port)
-            assert answer.startswith("HTTP/1.0 400") and "discogym" not in answer.lower(), answer[:300]
+            refusal = plain_http(port)
+            assert refusal.startswith("HTTP/1.0 400") and "discogym" not in refusal.lower(), refusal[:300]
     (episode,) = RunDir(folder / "toy").iter_episodes()
     assert episode.outcome.termination == Termination.AGENT_STOPPED and len(episode.events) == 1
     assert episode.key.agent_options["client"] == "p00001"

@@ -201,6 +201,18 @@ def handle_refusals(app: FastAPI, page: Callable[..., HTMLResponse], shown: Call
         return await refused(request, StarletteHTTPException(422, f"malformed request: {shortened(problems, 300)}"))
 
 
+def serve_screens(app: FastAPI) -> None:
+    """Serve each suite's screen scripts at ``/screens/KIND.js`` (:meth:`Suite.web_screens`)."""
+
+    @app.get("/screens/{kind}.js")
+    def screen(kind: str) -> FileResponse:
+        for suite in all_suites():
+            script = suite.web_screens().get(kind)
+            if script is not None:
+                return FileResponse(script, media_type="text/javascript")
+        raise HTTPException(404, f"no suite draws a screen of kind {shortened(kind)}")
+
+
 def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
     """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``) to requests for
     this machine's loopback names, the address ``listen`` and the host names ``allowed``."""
@@ -369,13 +381,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
         except UserError as err:  # e.g. a suite this installation does not have
             raise HTTPException(404, str(err)) from None
 
-    @app.get("/screens/{kind}.js")
-    def screen(kind: str) -> FileResponse:
-        for suite in all_suites():
-            script = suite.web_screens().get(kind)
-            if script is not None:
-                return FileResponse(script, media_type="text/javascript")
-        raise HTTPException(404, f"no suite draws a screen of kind {kind!r}")
+    serve_screens(app)
 
     @app.get("/runs/{run:path}/plots/{name}")
     def plot(run: str, name: str) -> FileResponse:

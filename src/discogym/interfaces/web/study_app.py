@@ -25,16 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from discogym import __version__
-from discogym.core import ToolResult, UserError, all_suites, get_suite
+from discogym.core import ToolResult, UserError, get_suite
 from discogym.core.model.termination import Termination
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
-from discogym.interfaces.web.app import HUMAN, CallRequest, handle_refusals
+from discogym.interfaces.web.app import HUMAN, CallRequest, handle_refusals, serve_screens
 from discogym.interfaces.web.browse import replay_steps_of
 from discogym.interfaces.web.guard import allowed_hosts, guard
 from discogym.interfaces.web.pace import FramePace
@@ -363,14 +363,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         slot = study.slots[last.slot]
         return {"saved": games.host(slot).saved(last.episode)}
 
-    @app.get("/screens/{kind}.js")
-    def screen(kind: str) -> FileResponse:
-        for suite in all_suites():
-            script = suite.web_screens().get(kind)
-            if script is not None:
-                return FileResponse(script, media_type="text/javascript")
-        raise HTTPException(404, f"no screen of kind {shortened(kind)}")
-
+    serve_screens(app)
     return app
 
 
