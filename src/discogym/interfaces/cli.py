@@ -571,33 +571,36 @@ def report(
     """Aggregate a run's episodes, or every run's in a folder, into tables (markdown on stdout) and plots (PNG)."""
     from discogym.core.running.storage import collector_paused
 
-    with collector_paused():  # _report's episodes are freed before the collector would traverse them once more
-        _report(run_dir, html, rescore, plots, no_plots, min_people, as_json)
-
-
-def _report(
-    run_dir: Path, html: Path | None, rescore: bool, plots: Path | None, no_plots: bool, min_people: int, as_json: bool
-) -> None:
-    from discogym.core.reporting.plots import plots_available
-    from discogym.core.reporting.run_report import build_report
-
     with user_errors(), tempfile.TemporaryDirectory() as scratch:
         log = run_dir if run_dir.suffix == ".eval" and run_dir.is_file() else None
         if log is not None:  # an Inspect log: its episodes replayed into a run
             run_dir = inspect_log_as_run(log, Path(scratch) / log.stem)
             no_plots = no_plots or plots is None  # no plots beside the log unless --plots says where
-        in_runs = not no_plots and plots is None and plots_available()
-        built = build_report(
-            run_dir,
-            rescore=rescore,
-            plots_dir=None if no_plots else plots,
-            plots_in_runs=in_runs,
-            min_people=min_people,
-        )
-        if log is not None:  # titled after the log, not the scratch folder it was replayed into
-            built = built.model_copy(update={"run_dir": str(log)})
-        if html is not None:
-            html.write_text(built.html(), encoding="utf-8")
+        with collector_paused():  # the report's episodes are freed before the collector would traverse them
+            _build_and_show(run_dir, log, html, rescore, plots, no_plots, min_people, as_json)
+
+
+def _build_and_show(
+    run_dir: Path,
+    log: Path | None,
+    html: Path | None,
+    rescore: bool,
+    plots: Path | None,
+    no_plots: bool,
+    min_people: int,
+    as_json: bool,
+) -> None:
+    from discogym.core.reporting.plots import plots_available
+    from discogym.core.reporting.run_report import build_report
+
+    in_runs = not no_plots and plots is None and plots_available()
+    built = build_report(
+        run_dir, rescore=rescore, plots_dir=None if no_plots else plots, plots_in_runs=in_runs, min_people=min_people
+    )
+    if log is not None:  # titled after the log, not the scratch folder it was replayed into
+        built = built.model_copy(update={"run_dir": str(log)})
+    if html is not None:
+        html.write_text(built.html(), encoding="utf-8")
     for line in built.warnings:  # mixed versions; copied, unplanned or re-scored episodes; cached outcomes at odds
         stderr.print(styled("warning:", "yellow", line), highlight=False)
     if as_json:
