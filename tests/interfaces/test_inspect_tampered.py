@@ -18,15 +18,18 @@ from tests.core.toy_suite import suite as toy
 pytest.importorskip("inspect_ai", reason="inspect-ai is not installed: pip install 'discogym[inspect]'")
 from discogym.interfaces.inspect.logs import MAX_LOG_ENTRY_BYTES, episodes_of_log, export_run
 
-MEMORY_LIMIT_KB = 500 * 1024  # ru_maxrss is in kilobytes on Linux
+MEMORY_LIMIT_KB = 500 * 1024
+# The peak memory of the report itself, in KB: VmHWM, which starts afresh when the process executes Python. Not
+# ru_maxrss: Linux carries that over from the forked test process (whose size depends on the tests it ran before).
 PEAK_MEMORY = """
-import resource, sys
+import re, sys
 from discogym.interfaces.cli import main
 try:
     main(["report", sys.argv[1]])
 except SystemExit:
     pass
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+with open("/proc/self/status") as status:
+    print(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1))
 """
 
 
