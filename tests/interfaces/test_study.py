@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from discogym.core import Termination, register_suite
+from discogym.core import Episode, Termination, get_suite, register_suite
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.web import guard, study_app
 from discogym.interfaces.web.study import Study, load_study_file, prepare_study_folder
@@ -377,21 +377,38 @@ def test_the_study_file_and_folder_are_checked(tmp_path):
 def test_a_game_at_the_frame_rate_is_held_to_its_pace_and_its_frame_times_written(tmp_path):
     games = [{"suite": "autumn", "split": "all", "tasks": ["gravity-1"], "condition": "people", "pace": "frame-rate"}]
     study_file = write_study(tmp_path, games=games, tasks_per_participant=1, people_per_task=1)
-    with study_server(study_file, tmp_path / "paced") as (root, _study):
+    with study_server(study_file, tmp_path / "paced") as (root, study):
         person = Participant(root)
         person.enter("framer01")
         person.post(f"/p/{person.secret}/consent")
         person.post(f"/p/{person.secret}/start")
         started = time.monotonic()
-        for _ in range(9):  # as fast as the client can: the server holds each frame to 1/8 s
+        for _ in range(9):  # as fast as the client can: the server holds the frames to 8 a second
             assert person.call("act", {"action": "noop"})[0] == 200
         took = time.monotonic() - started
-        person.end()
+        # what a page may get wrong in a paced game is answered as in any other, and logged nowhere
+        assert person.call("(unreadable)", {"reply": "x"}) == (409, {"error": "no tool '(unreadable)'"})
+        call = f"/api/p/{person.secret}/call"
+        json_type = {"content-type": "application/json"}
+        assert person.open(call, b'{"tool": "act", "args": ', json_type)[0] == 422
+        assert person.open(call, b'{"tool": "act", "args": "noop"}', json_type)[0] == 422
+        # the test (a plan to carry out) is played to its goal at the frame rate, and ends the game
+        status, answer = person.call("go_to_test", {})
+        assert status == 200 and answer["view"]["phase"] == "test"
+        (task,) = [t for t in get_suite("autumn").tasks("all") if t.id == "gravity-1"]
+        for action in task.ground_truth["task"]["challenge"]["solution"]:
+            status, answer = person.call("act", {"action": action})
+        assert status == 200 and answer["over"] and answer["saved"] is True
+        assert person.call("act", {"action": "noop"})[0] == 409
+        assert study.records[1].played[0].ending == "goal_reached"
     assert took >= 8 / 8 - 0.01
     (path,) = RunDir(tmp_path / "paced" / "autumn").episode_paths()
     runtime = json.loads((tmp_path / "paced" / "autumn" / "runtime" / path.name).read_text())
     intervals = runtime["frame_intervals_s"]
-    assert len(intervals) == 8 and all(0.124 <= interval < 0.5 for interval in intervals)
+    assert len(intervals) == 9 + 1 + 25 - 1 and all(1 / 16 <= interval < 0.5 for interval in intervals)
+    assert sum(intervals[:8]) >= 8 / 8 - 0.01  # a frame that came late lets the next come a little sooner, no more
+    episode = Episode.model_validate_json(path.read_bytes())
+    assert [e.call.tool for e in episode.events].count("act") == 9 + 25
 
 
 def test_start_requests_racing_start_one_game(toy_study, tmp_path):

@@ -1,7 +1,7 @@
 """What keeps other web sites out of the app on localhost: the Host header checked (against DNS rebinding),
 the Origin of state-changing requests checked (against cross-site form posts), and headers that forbid framing
 and inline script on every response. Request bodies are bounded in size and in time, and the server's own limits
-(connections, header size, shutdown) are in :data:`SERVER_LIMITS`.
+(the parser, request heads, connections, shutdown) are in :data:`SERVER_LIMITS`.
 
 A request without Origin and Referer is let through: browsers send Origin with every POST, so such a request
 comes from a program on this machine (curl, a test), which the Host check and the loopback address already
@@ -19,6 +19,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from discogym.core import UserError
+from discogym.interfaces.web.heads import BoundedHeads
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -109,13 +110,15 @@ class SecurityHeaders:
 
 MAX_BODY_BYTES = 1024 * 1024
 BODY_SECONDS = 10.0  # a request's body must arrive within this time
-# uvicorn's settings for both apps: connections capped (503 beyond: file descriptors stay for writing episodes),
-# idle keep-alive connections closed after 5 s, request heads of at most 16 KiB, and at most 3 s of waiting for
-# open connections when the server stops, so that games in progress are written soon after a SIGTERM.
+# uvicorn's settings for both apps: HTTP parsed by httptools, with request heads of at most 16 KiB that must arrive
+# within 10 s (heads.BoundedHeads), and the event loop uvloop's where it is installed (uvicorn's "auto"); connections
+# capped (503 beyond: file descriptors stay for writing episodes), idle keep-alive connections closed after 5 s, and
+# at most 3 s of waiting for open connections when the server stops, so that games in progress are written soon
+# after a SIGTERM.
 SERVER_LIMITS: dict[str, Any] = {
+    "http": BoundedHeads,
     "limit_concurrency": 512,
     "timeout_keep_alive": 5,
-    "h11_max_incomplete_event_size": 16 * 1024,
     "timeout_graceful_shutdown": 3,
 }
 

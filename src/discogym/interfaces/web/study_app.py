@@ -15,7 +15,10 @@ rate are held to the pace, and the times between frames are written in the episo
 harness's own tools cannot be called from a page; no report or replay is ever built here.
 """
 
+import asyncio
 import contextlib
+import gc
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable
@@ -24,13 +27,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from discogym import __version__
 from discogym.core import ToolResult, UserError, get_suite
+from discogym.core.model.jsonsafe import json_safe
 from discogym.core.model.termination import Termination
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
@@ -43,7 +52,10 @@ from discogym.interfaces.web.study import ParticipantRecord, Slot, Study, StudyF
 HERE = Path(__file__).resolve().parent
 COOKIE_PREFIX = "discogym_participant_"  # + the study's name: studies on one host keep their own cookies
 PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+CALL_PATH = re.compile(r"/api/p/([^/]+)/call")  # as the route's path matches it
 WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games and retries unsaved episodes
+FROZEN_GAMES = 100  # the heap is kept frozen until this many games ended ...
+FROZEN_SECONDS = 600.0  # ... or for this long at most; then it is collected whole (see StudyGames.tend_collector)
 
 
 @dataclass
@@ -56,6 +68,7 @@ class StudyGame:
     last_seen: float  # time.monotonic() of the last call
     pace: FramePace | None = None  # for a game at a frame rate
     lock: threading.Lock = field(default_factory=threading.Lock)
+    frames: asyncio.Lock = field(default_factory=asyncio.Lock)  # a paced game's calls, in turn, each waiting its frame
 
 
 class StudyGames:
@@ -67,6 +80,8 @@ class StudyGames:
         self._games: dict[int, StudyGame] = {}
         self._starting: dict[int, threading.Lock] = {}  # held while a participant's game starts
         self._lock = threading.Lock()
+        self._ended_frozen = 0  # games that ended since the heap was last collected whole
+        self._collected = time.monotonic()  # when that was
 
     def host(self, slot: Slot) -> ExternalEpisodes:
         with self._lock:
@@ -111,21 +126,43 @@ class StudyGames:
 
     def call(self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
         """One call in the participant's game; a frame comes no sooner than the frame rate allows."""
-        if tool == UNREADABLE_TOOL:
-            raise UserError(f"no tool {shortened(tool)}")
+        refuse_internal(tool)
         with game.lock:
+            return self._call_locked(record, game, tool, args)
+
+    def _call_locked(self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
+        if not game.session.playing:
+            raise UserError("the game is over")
+        if game.pace is not None:
+            game.pace.wait()
+            game.session.frame_intervals_s = game.pace.intervals
+        try:
+            result = game.session.call(tool, args)
+        finally:
+            game.last_seen = time.monotonic()
             if not game.session.playing:
-                raise UserError("the game is over")
-            if game.pace is not None:
-                game.pace.wait()
-                game.session.frame_intervals_s = game.pace.intervals
-            try:
-                result = game.session.call(tool, args)
-            finally:
-                game.last_seen = time.monotonic()
-                if not game.session.playing:
-                    self._finish(record, game)
-            return result
+                self._finish(record, game)
+        return result
+
+    async def call_paced(
+        self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]
+    ) -> ToolResult:
+        """One call in a game at a frame rate, from the event loop: the calls wait for their frames one at a time
+        without holding a thread. A frame of a world being explored runs on the loop: it is small (half a
+        millisecond on average), never ends the game, and a worker thread would cost more than the frame itself.
+        Any other call (a test's frames and answers) may end the game, whose scoring and writing take some 0.1 s
+        that no other player should wait for, and so does a frame whose game a thread holds (the page reloaded,
+        the game ending): those run in a worker thread."""
+        assert game.pace is not None
+        refuse_internal(tool)
+        async with game.frames:
+            await game.pace.held()
+            if exploring(game.session.last_view) and game.lock.acquire(blocking=False):
+                try:
+                    return self._call_locked(record, game, tool, args)
+                finally:
+                    game.lock.release()
+            return await run_in_threadpool(self.call, record, game, tool, args)
 
     def end(self, record: ParticipantRecord, game: StudyGame, termination: Termination, message: str) -> None:
         """End the game (the person's wish, or a limit of the study) and write it; nothing if it is over."""
@@ -145,6 +182,7 @@ class StudyGames:
             if self._games.get(record.number) is not game:
                 return
             del self._games[record.number]
+            self._ended_frozen += 1
         ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
         self.study.played(record, game.session.written or "", ending)
 
@@ -168,6 +206,25 @@ class StudyGames:
                 self.end(record, game, Termination.ABANDONED, "idle")
         for host in hosts:
             host.retry_unsaved()
+
+    def tend_collector(self) -> None:
+        """Keep the cyclic garbage collector's full passes away from games at a frame rate. A full pass walks every
+        object alive, and the logs of the games running are millions of them (some 30 a frame): it stopped every
+        player for up to a second. While a game at a frame rate runs, what is alive is frozen (``gc.freeze``) every
+        :data:`WATCH_SECONDS`, so that a pass walks only what is newer. Once none runs, or after
+        :data:`FROZEN_GAMES` games ended or :data:`FROZEN_SECONDS` passed, the heap is unfrozen and collected whole,
+        which frees the reference cycles of the games that ended meanwhile (an autumn world's program is one)."""
+        now = time.monotonic()
+        with self._lock:
+            paced = any(game.pace is not None for game in self._games.values())
+            due = self._ended_frozen >= FROZEN_GAMES or now - self._collected > FROZEN_SECONDS
+            if not paced or due:
+                self._ended_frozen, self._collected = 0, now
+        if paced and not due:
+            gc.freeze()
+        elif gc.get_freeze_count():
+            gc.unfreeze()
+            gc.collect()
 
     def leave_all(self) -> list[str]:
         """The server is stopping: write every game still running as abandoned; return the episodes that could
@@ -195,6 +252,92 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "-"
 
 
+def refuse_internal(tool: str) -> None:
+    """A UserError for the harness's own tool, which no page may call."""
+    if tool == UNREADABLE_TOOL:
+        raise UserError(f"no tool {shortened(tool)}")
+
+
+def exploring(view: dict[str, Any] | None) -> bool:
+    """Whether a game at a frame rate is in its world's exploring phase (autumn's ``interaction``), whose frames
+    never end the game (the exploring phase ends in a test)."""
+    return view is not None and view.get("phase") == "interaction"
+
+
+def json_response(content: dict[str, Any]) -> Response:
+    """``content`` as a JSON answer, written by orjson (a view of another type than JSON's is made plain first)."""
+    try:
+        body = orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY)
+    except TypeError:
+        body = orjson.dumps(json_safe(content))
+    return Response(body, media_type="application/json")
+
+
+async def answer_call(games: StudyGames, record: ParticipantRecord, game: StudyGame, call: CallRequest) -> Response:
+    """The answer to one call in the participant's game (409 when it is refused, as every refusal)."""
+    try:
+        if game.pace is not None:
+            result = await games.call_paced(record, game, call.tool, call.args)
+        else:
+            result = await run_in_threadpool(games.call, record, game, call.tool, call.args)
+    except (UserError, ClientMistake) as err:
+        return JSONResponse({"error": str(err)}, status_code=409)
+    over = not game.session.playing
+    return json_response(
+        {
+            "ok": result.ok,
+            "text": result.text,
+            "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
+            "over": over,
+            "written": None,
+            "saved": games.saved(game) if over else None,
+            "view": game.session.last_view,
+        }
+    )
+
+
+class FrameCalls:
+    """The calls of games at a frame rate, some eight a second for each player, answered before FastAPI's routing,
+    dependency solving and body validation, which cost more than a frame of the game itself. Anything else, and a
+    call that is not a well-formed one in a running game at a frame rate, goes on to the app as it came."""
+
+    def __init__(self, app: ASGIApp, games: StudyGames) -> None:
+        self.app = app
+        self.games = games
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        match = CALL_PATH.fullmatch(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
+        record = self.games.study.by_secret(match[1]) if match is not None else None
+        game = self.games.game(record) if record is not None else None
+        if record is None or game is None or game.pace is None or not json_content(scope):
+            await self.app(scope, receive, send)
+            return
+        message = await receive()  # the whole body: BodyLimit read it
+        try:
+            call = CallRequest.model_validate(orjson.loads(message.get("body", b"")))
+        except (orjson.JSONDecodeError, ValidationError):  # the app says what is wrong with it
+            await self.app(scope, replayed(message, receive), send)
+            return
+        response = await answer_call(self.games, record, game, call)
+        await response(scope, receive, send)
+
+
+def json_content(scope: Scope) -> bool:
+    """Whether FastAPI would read the request's body as JSON (no Content-Type, or application/json or /...+json)."""
+    kind = Headers(scope=scope).get("content-type", "").split(";")[0].strip().lower()
+    return not kind or kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
+def replayed(first: Message, receive: Receive) -> Receive:
+    """``receive`` with its first message given again."""
+    pending = [first]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
+
+
 def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
     """The participants' app of ``study``, answering requests for the loopback names, ``listen`` and ``allowed``."""
     games = StudyGames(study)
@@ -204,6 +347,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
     def watcher() -> None:
         while not stop_watching.wait(WATCH_SECONDS):
             games.watch()
+            games.tend_collector()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -213,6 +357,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         stop_watching.set()
         thread.join()
         app.state.unsaved = games.leave_all()
+        gc.unfreeze()
 
     app = FastAPI(
         title="discogym study", version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
@@ -220,6 +365,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
     app.state.games = games
     templates = Jinja2Templates(directory=HERE / "templates")
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.add_middleware(FrameCalls, games=games)  # added first: inside the guard's checks
     guard(app, allowed_hosts(allowed, listen))
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -330,22 +476,9 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         return record, game
 
     @app.post("/api/p/{secret}/call")
-    def call(secret: str, request_body: CallRequest) -> dict[str, Any]:
+    async def call(secret: str, request_body: CallRequest) -> Response:
         record, game = running(secret)
-        try:
-            result = games.call(record, game, request_body.tool, request_body.args)
-        except (UserError, ClientMistake) as err:
-            raise HTTPException(409, str(err)) from None
-        over = not game.session.playing
-        return {
-            "ok": result.ok,
-            "text": result.text,
-            "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
-            "over": over,
-            "written": None,
-            "saved": games.saved(game) if over else None,
-            "view": game.session.last_view,
-        }
+        return await answer_call(games, record, game, request_body)
 
     @app.post("/api/p/{secret}/end")
     def end(secret: str) -> dict[str, Any]:

@@ -1,0 +1,1070 @@
+"""A bounded load test of a study served to anonymous participants (``discogym serve --study``) on 127.0.0.1.
+
+A study of 100 games (60 autumn tasks at the frame rate; 40 turn-based: 15 crafting, 15 redstone, 10 petri), one
+person per task and one task per person, is served by the real server (``python -m discogym serve``) in its own
+process. 100 participants enter, consent and start the game they are given, spread over two load processes (asyncio,
+one kept-alive HTTP/1.1 connection each, like a browser), while an attacker in a third process tries everything it
+can reach as fast as the server answers. At the deadline the players end their games, the server is stopped with
+SIGTERM and the study folder is checked.
+
+- Frame-rate players (whoever is given an autumn game) do what the grid screen (``screens/grid.js``) does: a frame
+  call every 1/8 s (the view's ``frame_rate``) on a fixed clock, a tick skipped while a call is in flight, ``noop``
+  most frames and an arrow or a click now and then. Measured: each call's latency, the time between consecutive
+  frame answers (a player's p95 frames/s is 1 / its p95 interval), the frames answered in each sliding 1-second
+  window, and the intervals the server itself wrote in the episodes' runtime sidecars.
+- Turn players (crafting, redstone, petri) make a call that is valid in every task of their suite every 1.5 to
+  2.5 s (think time): crafting ``search`` or ``think``, redstone ``get_block_state`` or ``scan_redstone_area``,
+  petri ``experiment`` or ``probe`` (a simulation each), until the deadline or until their game ends by itself
+  (crafting allows 30 steps, petri 40).
+- The attacker enters 10 participants of its own while the players arrive (never consenting, so it takes no
+  player's game), then, once every player has started: GETs of the researcher's pages (/runs, /report/x, /play,
+  /study, ...), guessed /p/SECRET pages and posts, new participants in a loop from the same address (refused:
+  ``participants_per_address`` is 110), consent and start for its own participants (refused: the study is full),
+  taken and malformed ids, calls with the harness's own tool ``(unreadable)`` and malformed JSON in a turn
+  player's game (a hostile participant's second tab, holding their secret), 2 MB bodies (declared and chunked),
+  bodies, heads that never finish and connections that send nothing (four at a time, each waiting up to 30 s), a
+  bad Host, a cross-site Origin, a bad Content-Length, a 100 KB request head and garbage instead of HTTP.
+
+Targets (exit status 1 when one is missed): every frame-rate player keeps at least 7.5 frames/s at its p95 frame
+interval; no 5xx answer to anyone and no traceback on the server's stderr; every game started is written (one
+episode file each, named in its participant's record) and the server exits cleanly; one participant per task; no
+player failing; no request of the attacker's kept without an answer or a close for 30 s. Timings depend on the
+machine: the server is one process, so one core at most (its CPU time is printed).
+
+    python benchmarks/study_load.py [--seconds 120] [--players-autumn 60] [--players-turns 40]
+"""
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import queue
+import random
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.context import SpawnProcess
+from multiprocessing.queues import Queue
+from multiprocessing.sharedctypes import Synchronized
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+FRAME_TARGET = 7.5  # frames a second a frame-rate player keeps at its p95 interval
+TURN_SUITES = (
+    ("crafting", "test.small", "mst-se-i", 15),
+    ("redstone", "official", None, 15),
+    ("petri", "core-v1", None, 10),
+)
+ATTACKER_ENTRIES = 10  # new participants the attacker may enter before the per-address cap refuses it
+COMPLETION_CODE = "LOADTEST1"
+LOAD_PROCESSES = 2  # processes the players are spread over (the attacker has its own)
+TIMEOUT = 30.0
+KEEP_ALIVE_REUSE = 4.0  # seconds a connection may stay idle and be used again (the server closes it after 5)
+SLOW_CONNECTIONS = 4  # the attacker's connections that send part of a request, or nothing, and wait
+ARROWS = ("up", "down", "left", "right")
+SCRIPT = re.compile(r'<script id="([a-z-]+)" type="application/json">(.*?)</script>', re.S)
+
+
+# The study
+
+
+def study_document(autumn_tasks: int, turn_tasks: int) -> dict[str, Any]:
+    """The study: ``autumn_tasks`` autumn tasks at the frame rate (spread over the split) and ``turn_tasks``
+    turn-based ones (crafting, redstone and petri in the proportions of :data:`TURN_SUITES`)."""
+    from discogym.core import get_suite
+
+    autumn = [task.id for task in get_suite("autumn").tasks("all")]
+    if autumn_tasks > len(autumn):
+        raise SystemExit(f"autumn's split 'all' has {len(autumn)} tasks")
+    games: list[dict[str, Any]] = []
+    if autumn_tasks:
+        chosen = [autumn[i * len(autumn) // autumn_tasks] for i in range(autumn_tasks)]
+        games.append({"suite": "autumn", "split": "all", "condition": "people", "pace": "frame-rate", "tasks": chosen})
+    whole = sum(share for *_, share in TURN_SUITES)
+    counts = [turn_tasks * share // whole for *_, share in TURN_SUITES]
+    counts[0] += turn_tasks - sum(counts)
+    for (suite, split, condition, _), count in zip(TURN_SUITES, counts, strict=True):
+        tasks = [task.id for task in get_suite(suite).tasks(split)]
+        if count > len(tasks):
+            raise SystemExit(f"{suite}'s split {split} has {len(tasks)} tasks")
+        if count:
+            block: dict[str, Any] = {"suite": suite, "split": split, "tasks": tasks[:count]}
+            if condition is not None:
+                block["condition"] = condition
+            games.append(block)
+    players = autumn_tasks + turn_tasks
+    return {
+        "name": "load-test",
+        "seed": 1,
+        "games": games,
+        "tasks_per_participant": 1,
+        "people_per_task": 1,
+        "minutes_per_game": 60,
+        "idle_minutes": 10,
+        "participants_per_address": players + ATTACKER_ENTRIES,
+        "consent": "You agree to take part in a load test.",
+        "instructions": "Play the game you are given.",
+        "completion": {"code": COMPLETION_CODE},
+    }
+
+
+# Measuring
+
+
+@dataclass
+class Player:
+    """What one participant saw."""
+
+    number: int
+    suite: str = ""
+    secret: str = ""
+    started: bool = False
+    over_by_itself: bool = False  # the game ended on its own (a step limit) before the deadline
+    ended: bool = False
+    saved: bool | None = None
+    finished_page: bool = False
+    latencies: list[float] = field(default_factory=list)  # seconds per game call
+    answers: list[float] = field(default_factory=list)  # monotonic times of the frame answers
+    lateness: list[float] = field(default_factory=list)  # how late this process's clock ticked, seconds
+    statuses: Counter[int] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)  # transport errors and unexpected answers
+
+
+def quantile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` by linear interpolation; nan when empty."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def window_rates(answers: list[float]) -> list[int]:
+    """Frames answered in each 1-second window that ends at a frame answer (from one second after the first)."""
+    rates = []
+    first = 0
+    for last, when in enumerate(answers):
+        if when - answers[0] < 1.0:
+            continue
+        while answers[first] <= when - 1.0:
+            first += 1
+        rates.append(last - first + 1)
+    return rates
+
+
+def intervals_of(answers: list[float]) -> list[float]:
+    return [b - a for a, b in itertools.pairwise(answers)]
+
+
+# Players
+
+
+def page_data(html: str) -> dict[str, Any]:
+    """The JSON blocks of a page (tools-data, view-data, game-data)."""
+    return {name: json.loads(text) for name, text in SCRIPT.findall(html)}
+
+
+def suite_of(tools: list[dict[str, Any]]) -> str:
+    names = {tool["name"] for tool in tools}
+    for suite, marker in (
+        ("autumn", "act"),
+        ("crafting", "search"),
+        ("redstone", "get_block_state"),
+        ("petri", "probe"),
+    ):
+        if marker in names:
+            return suite
+    return "unknown:" + ",".join(sorted(names))
+
+
+def turn_call(suite: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """A call that is valid in every task of ``suite``."""
+    if suite == "crafting":
+        if rng.random() < 0.5:
+            return "search", {"item": rng.choice(["oak_planks", "stick", "crafting_table", "torch", "chest"])}
+        return "think", {"thought": "which recipe comes first?"}
+    if suite == "redstone":
+        if rng.random() < 0.2:
+            return "scan_redstone_area", {}
+        return "get_block_state", {"x": rng.randint(-10, 10), "y": 4, "z": rng.randint(-10, 10)}
+    return ("experiment", {}) if rng.random() < 0.5 else ("probe", {})
+
+
+@dataclass
+class Answer:
+    """One HTTP answer, after the redirects it followed."""
+
+    status: int
+    headers: dict[str, str]  # names in lower case
+    body: bytes
+    path: str  # the path that gave it
+    history: list[int]  # the statuses of the redirects followed to it
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return orjson.loads(self.body)
+
+
+class ClientError(Exception):
+    """The connection failed or the answer was not HTTP."""
+
+
+class Browser:
+    """One browser's connection to the server: HTTP/1.1 kept alive, its cookies, redirects followed. Written for
+    the load test: httpx cost the load processes about five times more CPU a request, CPU that the server lacked
+    on a 2-core machine."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cookies: dict[str, str] = {}
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._used = 0.0
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        *,
+        json: Any = None,
+        content_type: str | None = None,
+        follow: bool = True,
+    ) -> Answer:
+        """The answer to ``method path`` (``json`` sent as JSON), 303 redirects followed unless ``follow`` is off."""
+        if json is not None:
+            body, content_type = orjson.dumps(json), "application/json"
+        history: list[int] = []
+        for _ in range(5):
+            status, headers, content = await self._exchange(method, path, body, content_type)
+            location = headers.get("location", "")
+            if not (follow and status in (301, 302, 303, 307, 308) and location.startswith("/")):
+                return Answer(status, headers, content, path, history)
+            history.append(status)
+            if status == 303:
+                method, body, content_type = "GET", None, None
+            path = location
+        raise ClientError(f"too many redirects from {path}")
+
+    async def close(self) -> None:
+        writer, self._reader, self._writer = self._writer, None, None
+        if writer is not None:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+    async def _exchange(
+        self, method: str, path: str, body: bytes | None, content_type: str | None
+    ) -> tuple[int, dict[str, str], bytes]:
+        if self._writer is None or time.monotonic() - self._used > KEEP_ALIVE_REUSE:
+            await self.close()  # the server closes idle connections after 5 s: never send on one it may close
+            try:
+                self._reader, self._writer = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError as err:
+                raise ClientError(f"cannot connect: {err}") from None
+        reader, writer = self._reader, self._writer
+        assert reader is not None
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}", "User-Agent: study-load"]
+        if self.cookies:
+            lines.append("Cookie: " + "; ".join(f"{name}={value}" for name, value in self.cookies.items()))
+        if content_type is not None:
+            lines.append(f"Content-Type: {content_type}")
+        if body is not None or method == "POST":
+            lines.append(f"Content-Length: {len(body or b'')}")
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b""))
+                await writer.drain()
+                status, headers, content = await read_answer(reader)
+        except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError) as err:
+            await self.close()
+            raise ClientError(f"{type(err).__name__} {err}") from None
+        self._used = time.monotonic()
+        for cookie in headers.get("set-cookie", "").split("\n"):
+            name, _, value = cookie.split(";")[0].partition("=")
+            if name and value:
+                self.cookies[name.strip()] = value.strip()
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return status, headers, content
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    """An HTTP/1.1 answer: its status, headers (Set-Cookie headers joined by newlines) and body."""
+    status_line = await reader.readuntil(b"\r\n")
+    parts = status_line.split()
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/"):
+        raise ValueError(f"not HTTP: {status_line[:80]!r}")
+    headers: dict[str, str] = {}
+    while (line := await reader.readuntil(b"\r\n")) != b"\r\n":
+        name, _, value = line.decode("latin-1").partition(":")
+        name, value = name.strip().lower(), value.strip()
+        headers[name] = f"{headers[name]}\n{value}" if name in headers else value
+    if "content-length" in headers:
+        content = await reader.readexactly(int(headers["content-length"]))
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        chunks = []
+        while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+            chunks.append(await reader.readexactly(size))
+            await reader.readuntil(b"\r\n")
+        await reader.readuntil(b"\r\n")
+        content = b"".join(chunks)
+    else:
+        content = await reader.read()
+        headers["connection"] = "close"
+    return int(parts[1]), headers, content
+
+
+class Participant:
+    """A participant's browser."""
+
+    def __init__(self, port: int, player: Player) -> None:
+        self.player = player
+        self.browser = Browser(port)
+
+    async def request(self, method: str, path: str, *, json: Any = None) -> Answer | None:
+        try:
+            answer = await self.browser.request(method, path, json=json)
+        except ClientError as err:
+            self.player.failures.append(f"{method} {path.split('?')[0]}: {err}")
+            return None
+        for status in [*answer.history, answer.status]:
+            self.player.statuses[status] += 1
+        return answer
+
+    async def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        sent = time.monotonic()
+        answer = await self.request("POST", f"/api/p/{self.player.secret}/call", json={"tool": tool, "args": args})
+        self.player.latencies.append(time.monotonic() - sent)
+        if answer is None:
+            return None
+        if answer.status != 200:
+            self.player.failures.append(f"call {tool}: {answer.status} {answer.text[:200]}")
+            return None
+        reply: dict[str, Any] = answer.json()
+        return reply
+
+    async def arrive(self, start_at: float, secrets_out: "Queue[tuple[str, str]]") -> dict[str, Any] | None:
+        """Enter, consent and start; the play page's data, or None."""
+        player = self.player
+        await asyncio.sleep(max(0.0, start_at - time.monotonic()))
+        pid = f"load{player.number:04d}"
+        answer = await self.request("GET", f"/enter?PROLIFIC_PID={pid}&STUDY_ID=load&SESSION_ID=s{pid}")
+        if answer is None or answer.status != 200 or not answer.path.startswith("/p/"):
+            player.failures.append(f"enter: {answer and answer.status}")
+            return None
+        player.secret = answer.path.split("/")[2]
+        for step in ("consent", "start"):
+            answer = await self.request("POST", f"/p/{player.secret}/{step}")
+            if answer is None or answer.status != 200:
+                player.failures.append(f"{step}: {answer and answer.status} {answer and answer.text[:200]}")
+                return None
+        assert answer is not None
+        data = page_data(answer.text)
+        if "tools-data" not in data:
+            player.failures.append("start: no game page")
+            return None
+        player.started = True
+        player.suite = suite_of(data["tools-data"])
+        if player.suite != "autumn":
+            secrets_out.put((player.suite, player.secret))
+        return data
+
+    async def frames(self, view: dict[str, Any], deadline: float, rng: random.Random) -> None:
+        """Play at the view's frame rate until the deadline, as the grid screen does."""
+        period = 1.0 / max(1, int(view.get("frame_rate", 8)))
+        size = int(view.get("size", 16))
+        tick = time.monotonic()
+        while tick < deadline:
+            if not acting(view):
+                return
+            draw = rng.random()
+            if draw < 0.1:
+                action = rng.choice(ARROWS)
+            elif draw < 0.12:
+                action = f"click {rng.randrange(size)} {rng.randrange(size)}"
+            else:
+                action = "noop"
+            reply = await self.call("act", {"action": action})
+            if reply is None:
+                return
+            self.player.answers.append(time.monotonic())
+            view = reply.get("view") or view
+            if reply.get("over"):
+                self.player.over_by_itself = True
+                return
+            tick += period
+            now = time.monotonic()
+            while tick <= now:  # ticks that came while the call was in flight do nothing
+                tick += period
+            await asyncio.sleep(tick - now)
+            self.player.lateness.append(time.monotonic() - tick)
+
+    async def turns(self, deadline: float, rng: random.Random) -> None:
+        """A valid call every 1.5 to 2.5 s until the deadline or the game's end."""
+        while True:
+            wait = rng.uniform(1.5, 2.5)
+            if time.monotonic() + wait >= deadline:
+                await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+                return
+            await asyncio.sleep(wait)
+            tool, args = turn_call(self.player.suite, rng)
+            reply = await self.call(tool, args)
+            if reply is None:
+                return
+            if reply.get("over"):
+                self.player.over_by_itself = True
+                self.player.saved = reply.get("saved")
+                return
+
+    async def leave(self) -> None:
+        """End the game (unless it ended by itself), wait for it to be saved, and see the completion page."""
+        player = self.player
+        if not player.over_by_itself:
+            answer = await self.request("POST", f"/api/p/{player.secret}/end", json={})
+            if answer is None or answer.status != 200:
+                player.failures.append(f"end: {answer and answer.status} {answer and answer.text[:200]}")
+                return
+            player.ended = True
+            player.saved = answer.json().get("saved")
+        for _ in range(50):
+            if player.saved:
+                break
+            await asyncio.sleep(0.2)
+            answer = await self.request("GET", f"/api/p/{player.secret}/saved")
+            player.saved = answer is not None and answer.json().get("saved") is True
+        answer = await self.request("GET", f"/p/{player.secret}")
+        player.finished_page = answer is not None and COMPLETION_CODE in answer.text
+
+
+def acting(view: dict[str, Any]) -> bool:
+    """Whether the grid screen sends frames in this view (as grid.js decides)."""
+    return bool(
+        view.get("phase") == "interaction"
+        or view.get("test") == "planning"
+        or (view.get("test") == "cd" and not view.get("signalled"))
+    )
+
+
+async def play(
+    port: int,
+    player: Player,
+    start_at: float,
+    deadline: float,
+    started: "Synchronized[int]",
+    secrets_out: "Queue[tuple[str, str]]",
+) -> Player:
+    rng = random.Random(player.number)
+    person = Participant(port, player)
+    try:
+        data = await person.arrive(start_at, secrets_out)
+        with started.get_lock():
+            started.value += 1
+        if data is None:
+            return player
+        if player.suite == "autumn":
+            await person.frames(data.get("view-data") or {}, deadline, rng)
+        else:
+            await person.turns(deadline, rng)
+        await person.leave()
+    except Exception as err:  # a bug of the load test: reported with the player, not lost
+        player.failures.append(f"{type(err).__name__}: {err}")
+    finally:
+        await person.browser.close()
+    return player
+
+
+def players_process(
+    port: int,
+    numbers: list[int],
+    ramp_from: float,
+    ramp_step: float,
+    deadline: float,
+    started: "Synchronized[int]",
+    secrets_out: "Queue[tuple[str, str]]",
+    results: "Queue[tuple[str, Any]]",
+) -> None:
+    async def main() -> list[Player]:
+        tasks = [
+            play(port, Player(number), ramp_from + number * ramp_step, deadline, started, secrets_out)
+            for number in numbers
+        ]
+        return list(await asyncio.gather(*tasks))
+
+    results.put(("players", [{**vars(p), "statuses": dict(p.statuses)} for p in asyncio.run(main())]))
+
+
+# The attacker
+
+
+@dataclass
+class Attack:
+    """The attacker's tally."""
+
+    outcomes: Counter[str] = field(default_factory=Counter)  # "what: status" -> requests
+    server_errors: list[str] = field(default_factory=list)
+    requests: int = 0
+
+    def note(self, what: str, status: int | str) -> None:
+        self.requests += 1
+        self.outcomes[f"{what}: {status}"] += 1
+        if isinstance(status, int) and status >= 500:
+            self.server_errors.append(f"{what}: {status}")
+
+
+FORBIDDEN = (
+    "/runs",
+    "/runs/autumn",
+    "/report/x",
+    "/report/autumn",
+    "/play",
+    "/play?suite=autumn",
+    "/study",
+    "/api/runs/autumn/episodes/x/views",
+    "/docs",
+    "/openapi.json",
+    "/static/../study.yaml",
+    "/static/%2e%2e/study.yaml",
+    "/screens/..%2f..%2fstudy.js",
+    "/screens/nope.js",
+    "/p/",
+    "/api/p/",
+    "/participants/00001.json",
+)
+
+
+async def raw_request(port: int, head: bytes, body: list[bytes], pause: float = 0.0, wait: float = 30.0) -> str:
+    """Send a request byte for byte (``pause`` seconds after the head); the status of the answer, or how the
+    connection ended without one."""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), wait)
+    except (OSError, TimeoutError) as err:
+        return f"no connection ({type(err).__name__})"
+    try:
+        writer.write(head)
+        with contextlib.suppress(OSError):
+            await writer.drain()
+            if pause:
+                await asyncio.sleep(pause)
+            for chunk in body:
+                writer.write(chunk)
+                await writer.drain()
+        try:
+            line = await asyncio.wait_for(reader.readline(), wait)
+        except TimeoutError:
+            return "no answer"
+        except OSError as err:
+            return f"closed ({type(err).__name__})"
+        parts = line.split()
+        return parts[1].decode() if len(parts) > 1 and parts[0].startswith(b"HTTP/") else "closed"
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+
+
+async def attack(port: int, deadline: float, entered: list[str], taken_pid: str, hostile: str | None) -> Attack:
+    """Everything the attacker tries, as fast as the server answers, until the deadline."""
+    tally = Attack()
+    rng = random.Random(7)
+    browser = Browser(port)
+    entries = len(entered)
+
+    async def send(
+        what: str,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        *,
+        json: Any = None,
+        content_type: str | None = None,
+    ) -> Answer | None:
+        browser.cookies.clear()  # every request a new browser: no cookie brings it back to a participant
+        try:
+            answer = await browser.request(method, path, body, json=json, content_type=content_type, follow=False)
+        except ClientError as err:
+            tally.note(what, str(err).split()[0])
+            return None
+        tally.note(what, answer.status)
+        return answer
+
+    async def forbidden() -> None:
+        await send("researcher's pages", "GET", rng.choice(FORBIDDEN))
+
+    async def guessed() -> None:
+        guess = secrets.token_urlsafe(32)
+        await send("guessed secret", "GET", f"/p/{guess}")
+        await send("guessed secret", "POST", f"/p/{guess}/consent")
+        await send("guessed secret", "POST", f"/api/p/{guess}/call", json={"tool": "act", "args": {"action": "up"}})
+
+    async def enter() -> None:
+        nonlocal entries
+        entries += 1
+        query = f"PROLIFIC_PID=attacker{entries:05d}&STUDY_ID=load&SESSION_ID=x{entries}"
+        await send("enter with a new id (address capped)", "GET", f"/enter?{query}")
+
+    async def entered_before() -> None:
+        secret = rng.choice(entered) if entered else secrets.token_urlsafe(32)
+        await send("consent when the study is full", "POST", f"/p/{secret}/consent")
+        await send("start without consent", "POST", f"/p/{secret}/start")
+
+    async def bad_ids() -> None:
+        await send("enter with a taken id", "GET", f"/enter?PROLIFIC_PID={taken_pid}")
+        malformed = rng.choice(["a%20b", "x" * 500, "5f0c%D0%B0", "%00", "%ff%fe"])
+        await send("enter with a malformed id", "GET", f"/enter?PROLIFIC_PID={malformed}")
+        await send("enter without an id", "GET", "/enter")
+
+    async def in_game() -> None:
+        if hostile is None:
+            return
+        api = f"/api/p/{hostile}/call"
+        await send("internal tool (unreadable)", "POST", api, json={"tool": "(unreadable)", "args": {"reply": "x"}})
+        bad = rng.choice(
+            [
+                b'{"tool": ',
+                b"[" * 100_000,
+                b'{"tool": "act", "args": [1, 2]}',
+                b'{"args": {}}',
+                b"null",
+                b"\xff\xfe not json",
+                b'{"tool": "' + b"t" * 500_000 + b'", "args": {}}',
+            ]
+        )
+        await send("malformed JSON", "POST", api, bad, content_type="application/json")
+        own = rng.choice([f"/p/{hostile}", f"/api/p/{hostile}/saved", f"/p/{hostile}/start"])
+        await send("own pages", "POST" if own.endswith("start") else "GET", own)
+
+    async def lane(steps: Sequence[Callable[[], Awaitable[None]]]) -> None:
+        while time.monotonic() < deadline:
+            await rng.choice(steps)()
+
+    async def raw_lane() -> None:
+        host = b"Host: 127.0.0.1\r\n"
+        call = b"POST /api/p/x/call HTTP/1.1\r\n" + host
+        two_mb = 2 * 1024 * 1024
+        chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
+        while time.monotonic() < deadline:
+            what = rng.choice(["declared", "chunked", "host", "origin", "length", "head", "garbage"])
+            if what == "declared":
+                head = call + f"Content-Length: {two_mb}\r\n\r\n".encode()
+                tally.note("2 MB body (declared)", await raw_request(port, head, [b"x" * two_mb]))
+            elif what == "chunked":
+                head = call + b"Transfer-Encoding: chunked\r\n\r\n"
+                tally.note("2 MB body (chunked)", await raw_request(port, head, [chunk] * 32 + [b"0\r\n\r\n"]))
+            elif what == "host":
+                head = b"GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n"
+                tally.note("bad Host", await raw_request(port, head, []))
+            elif what == "origin":
+                origin = b"Origin: https://evil.example\r\nContent-Length: 0\r\n\r\n"
+                tally.note(
+                    "cross-site Origin", await raw_request(port, b"POST /p/x/consent HTTP/1.1\r\n" + host + origin, [])
+                )
+            elif what == "length":
+                tally.note("bad Content-Length", await raw_request(port, call + b"Content-Length: 1x\r\n\r\n", []))
+            elif what == "head":
+                head = b"GET / HTTP/1.1\r\n" + host + b"X-Big: " + b"y" * 100_000 + b"\r\n\r\n"
+                tally.note("100 KB request head", await raw_request(port, head, []))
+            else:
+                tally.note("garbage instead of HTTP", await raw_request(port, b"\x16\x03\x01 hello\r\n\r\n", []))
+
+    async def slow_lane() -> None:
+        partial_body = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n"
+        while time.monotonic() < deadline - 1:
+            what = rng.choice(["body", "head", "nothing"])
+            if what == "body":
+                outcome = await raw_request(port, partial_body, [b'{"t'], pause=0.1, wait=30)
+                tally.note("slow partial body", outcome)
+            elif what == "head":
+                outcome = await raw_request(port, b"POST /api/p/x/call HTTP/1.1\r\nHost: 127", [], wait=30)
+                tally.note("partial head, never finished", outcome)
+            else:
+                tally.note("a connection that sends nothing", await raw_request(port, b"", [], wait=30))
+
+    steps = [forbidden, guessed, enter, entered_before, bad_ids, in_game]
+    try:
+        await asyncio.gather(lane(steps), raw_lane(), *(slow_lane() for _ in range(SLOW_CONNECTIONS)))
+    finally:
+        await browser.close()
+    return tally
+
+
+async def enter_early(port: int, count: int, tally: Attack) -> list[str]:
+    """The attacker's first participants, entered while the players arrive (never consenting, so that they take no
+    player's game): the secrets of those let in."""
+    browser = Browser(port)
+    entered = []
+    try:
+        for number in range(count):
+            browser.cookies.clear()
+            query = f"PROLIFIC_PID=early{number:05d}&STUDY_ID=load&SESSION_ID=e{number}"
+            try:
+                answer = await browser.request("GET", f"/enter?{query}", follow=False)
+            except ClientError as err:
+                tally.note("enter with a new id (before the cap)", str(err).split()[0])
+                continue
+            tally.note("enter with a new id (before the cap)", answer.status)
+            location = answer.headers.get("location", "")
+            if location.startswith("/p/"):
+                entered.append(location.split("/")[2])
+    finally:
+        await browser.close()
+    return entered
+
+
+def attacker_process(
+    port: int,
+    players: int,
+    start_at: float,
+    deadline: float,
+    started: "Synchronized[int]",
+    secrets_in: "Queue[tuple[str, str]]",
+    results: "Queue[tuple[str, Any]]",
+) -> None:
+    tally = Attack()
+    time.sleep(max(0.0, start_at - time.monotonic()))
+    entered = asyncio.run(enter_early(port, ATTACKER_ENTRIES, tally))
+    while started.value < players and time.monotonic() < deadline:  # no game is taken from a player
+        time.sleep(0.1)
+    hostile = None
+    with contextlib.suppress(Exception):
+        hostile = secrets_in.get(timeout=1)[1]
+    began = time.monotonic()
+    attacked = asyncio.run(attack(port, deadline, entered, "load0000", hostile))
+    tally.outcomes.update(attacked.outcomes)
+    tally.requests += attacked.requests
+    tally.server_errors += attacked.server_errors
+    outcomes = {**vars(tally), "outcomes": dict(tally.outcomes)}
+    results.put(("attack", (outcomes, time.monotonic() - began, hostile is not None)))
+
+
+# The server and the checks
+
+
+def gathered(results: "Queue[tuple[str, Any]]", processes: list[SpawnProcess], limit: float) -> list[tuple[str, Any]]:
+    """What the load processes put in ``results``: one item each, fewer if some died or ``limit`` passed."""
+    items: list[tuple[str, Any]] = []
+    while len(items) < len(processes) and time.monotonic() < limit:
+        try:
+            items.append(results.get(timeout=1))
+        except queue.Empty:
+            if not any(process.is_alive() for process in processes) and results.empty():
+                break
+    return items
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) process ``pid`` has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, server: "subprocess.Popen[bytes]", limit: float = 120) -> None:
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the server did not start") from None
+            time.sleep(0.1)
+
+
+@dataclass
+class Written:
+    """What the study folder holds after the server stopped."""
+
+    episodes: Counter[str]  # suite -> episode files
+    records: int
+    consented: int
+    played_and_written: int  # consented records whose one game is played and its file written
+    per_slot: Counter[int]  # slot -> participants assigned
+    endings: Counter[str]
+    server_intervals: list[list[float]]  # per frame-rate game, the intervals the server wrote
+
+
+def read_study(folder: Path) -> Written:
+    episodes: Counter[str] = Counter()
+    files: dict[str, Path] = {}
+    intervals: list[list[float]] = []
+    for suite_dir in sorted(path for path in folder.iterdir() if (path / "episodes").is_dir()):
+        for path in (suite_dir / "episodes").glob("*.json"):
+            episodes[suite_dir.name] += 1
+            files[path.name] = path
+        for path in (suite_dir / "runtime").glob("*.json"):
+            runtime = json.loads(path.read_text())
+            if runtime.get("frame_intervals_s"):
+                intervals.append(runtime["frame_intervals_s"])
+    records = [json.loads(path.read_text()) for path in sorted((folder / "participants").glob("*.json"))]
+    per_slot: Counter[int] = Counter(slot for record in records for slot in record["assigned"])
+    consented = [record for record in records if record["consented"]]
+    good = sum(
+        len(record["played"]) == len(record["assigned"]) == 1 and record["played"][0]["episode"] in files
+        for record in consented
+    )
+    endings = Counter(played["ending"] for record in records for played in record["played"])
+    return Written(episodes, len(records), len(consented), good, per_slot, endings, intervals)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+def report(
+    players: list[Player],
+    attack_result: tuple["Attack", float, bool] | None,
+    written: Written,
+    slots: int,
+    wanted_autumn: int,
+    wanted_turns: int,
+    tracebacks: int,
+    took: float,
+    seconds: float,
+) -> list[str]:
+    """Print the figures; return the targets missed."""
+    missed: list[str] = []
+    autumn = [p for p in players if p.suite == "autumn"]
+    turns = [p for p in players if p.started and p.suite != "autumn"]
+    by_suite = Counter(p.suite or "not started" for p in players)
+    print(f"players: {len(players)} ({', '.join(f'{n} {s}' for s, n in sorted(by_suite.items()))}); run {seconds:g} s")
+    rates = []
+    for p in autumn:
+        gaps = intervals_of(p.answers)
+        rates.append(1 / quantile(gaps, 0.95) if gaps else 0.0)
+    pooled = [gap for p in autumn for gap in intervals_of(p.answers)]
+    windows = [float(rate) for p in autumn for rate in window_rates(p.answers)]
+    frames = sum(len(p.answers) for p in autumn)
+    if autumn:
+        print(
+            f"frame-rate players: {len(autumn)}, {frames} frames; frames/s at each player's p95 interval: "
+            f"p50 {quantile(rates, 0.5):.2f}, p5 {quantile(rates, 0.05):.2f}, p95 {quantile(rates, 0.95):.2f}, "
+            f"worst {min(rates):.2f} (target >= {FRAME_TARGET})"
+        )
+        print(
+            f"  frame intervals (all players): p50 {ms(quantile(pooled, 0.5))}, p95 {ms(quantile(pooled, 0.95))}, "
+            f"p99 {ms(quantile(pooled, 0.99))}, max {ms(max(pooled, default=0))}; frames/s in 1-s windows: "
+            f"p50 {quantile(windows, 0.5):.0f}, p5 {quantile(windows, 0.05):.0f}, "
+            f"min {min(windows, default=0):.0f}"
+        )
+        server = [gap for game in written.server_intervals for gap in game]
+        if server:
+            worst = min(1 / quantile(game, 0.95) for game in written.server_intervals if game)
+            print(
+                f"  intervals the server wrote: p50 {ms(quantile(server, 0.5))}, p95 {ms(quantile(server, 0.95))}, "
+                f"max {ms(max(server))}; worst game's p95 {worst:.2f} frames/s"
+            )
+        latency = [x for p in autumn for x in p.latencies]
+        late = [x for p in autumn for x in p.lateness]
+        print(
+            f"  call latency: p50 {ms(quantile(latency, 0.5))}, p95 {ms(quantile(latency, 0.95))}, "
+            f"max {ms(max(latency, default=0))}; load generator's clock late: p95 {ms(quantile(late, 0.95))}, "
+            f"max {ms(max(late, default=0))}"
+        )
+        below = sum(rate < FRAME_TARGET for rate in rates)
+        if below:
+            missed.append(f"{below} of {len(rates)} frame-rate players kept less than {FRAME_TARGET} frames/s at p95")
+    if turns:
+        latency = [x for p in turns for x in p.latencies]
+        calls = len(latency)
+        by_itself = sum(p.over_by_itself for p in turns)
+        print(
+            f"turn players: {len(turns)}, {calls} calls; latency p50 {ms(quantile(latency, 0.5))}, "
+            f"p95 {ms(quantile(latency, 0.95))}, max {ms(max(latency, default=0))}; "
+            f"{by_itself} games ended by themselves (step limits) before the deadline"
+        )
+        for suite in sorted({p.suite for p in turns}):
+            of_suite = [x for p in turns if p.suite == suite for x in p.latencies]
+            print(
+                f"  {suite}: {len(of_suite)} calls, latency p50 {ms(quantile(of_suite, 0.5))}, "
+                f"p95 {ms(quantile(of_suite, 0.95))}, max {ms(max(of_suite, default=0))}"
+            )
+    if len(autumn) != wanted_autumn or len(turns) != wanted_turns:
+        missed.append(
+            f"{len(autumn)} frame-rate and {len(turns)} turn players started, not {wanted_autumn} and {wanted_turns}"
+        )
+    statuses: Counter[int] = sum((p.statuses for p in players), Counter())
+    player_5xx = sum(n for status, n in statuses.items() if status >= 500)
+    print(f"players' answers by status: {dict(sorted(statuses.items()))}")
+    failing = [p for p in players if p.failures or not p.started or not p.saved or not p.finished_page]
+    for p in failing[:10]:
+        print(
+            f"  player {p.number} ({p.suite or '-'}): started {p.started}, saved {p.saved}, completion page "
+            f"{p.finished_page}; {'; '.join(p.failures[:3])}"
+        )
+    if failing:
+        missed.append(f"{len(failing)} players failed (an error, a refusal, or a game not saved)")
+    attack_5xx = 0
+    if attack_result is None:
+        missed.append("the attacker reported nothing")
+    else:
+        tally, attack_seconds, hostile = attack_result
+        attack_5xx = len(tally.server_errors)
+        rate = tally.requests / attack_seconds if attack_seconds else 0
+        print(
+            f"attacker: {tally.requests} requests in {attack_seconds:.0f} s ({rate:.0f}/s)"
+            f"{'' if hostile else ', no game of its own to call in'}; by outcome:"
+        )
+        for what, count in sorted(tally.outcomes.items()):
+            print(f"  {what:<44} {count}")
+        unanswered = sum(n for what, n in tally.outcomes.items() if what.endswith(": no answer"))
+        if unanswered:
+            missed.append(f"{unanswered} of the attacker's requests kept a connection 30 s without an answer")
+    errors_5xx = player_5xx + attack_5xx
+    print(
+        f"server errors: {errors_5xx} answers 5xx (players {player_5xx}, attacker {attack_5xx}); "
+        f"{tracebacks} tracebacks on the server's stderr"
+    )
+    if errors_5xx or tracebacks:
+        missed.append("server errors")
+    started = sum(p.started for p in players)
+    files = sum(written.episodes.values())
+    print(
+        f"games written: {files} episode files of {started} games started "
+        f"({', '.join(f'{n} {s}' for s, n in sorted(written.episodes.items()))}); participant records: "
+        f"{written.records} ({written.consented} consented, {written.played_and_written} with their game played and "
+        f"written); endings: {dict(written.endings)}"
+    )
+    if not (files == started == written.played_and_written == written.consented):
+        missed.append("a game was not written")
+    one_each = len(written.per_slot) == slots and set(written.per_slot.values()) == {1}
+    each = "one person each" if one_each else "NOT one person each"
+    print(f"assignment: {len(written.per_slot)} of {slots} tasks given, {each}")
+    if not one_each:
+        missed.append("the assignment did not give one person per task")
+    print(f"run time: {took:.1f} s")
+    return missed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--seconds", type=float, default=120.0, help="how long the players play (default 120)")
+    parser.add_argument("--players-autumn", type=int, default=60, help="frame-rate players (autumn)")
+    parser.add_argument("--players-turns", type=int, default=40, help="turn players (crafting, redstone, petri)")
+    options = parser.parse_args()
+    began = time.monotonic()
+    total = options.players_autumn + options.players_turns
+    context = multiprocessing.get_context("spawn")
+    with tempfile.TemporaryDirectory(prefix="study-load-") as scratch:
+        folder = Path(scratch)
+        study_file = folder / "study.yaml"
+        document = study_document(options.players_autumn, options.players_turns)
+        study_file.write_text(yaml.safe_dump(document), encoding="utf-8")
+        slots = sum(len(block["tasks"]) for block in document["games"])
+        port = free_port()
+        stderr_path = folder / "server.stderr"
+        command = [sys.executable, "-m", "discogym", "serve", "--study", str(study_file)]
+        command += ["--out", str(folder / "study"), "--port", str(port)]
+        with open(stderr_path, "wb") as server_stderr:
+            server = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=server_stderr)
+        players: list[Player] = []
+        attack_result = None
+        stopping = 0.0
+        served_from = time.monotonic()
+        try:
+            wait_for_port(port, server)
+            results: Queue[tuple[str, Any]] = context.Queue()
+            hostile: Queue[tuple[str, str]] = context.Queue()
+            started = context.Value("i", 0)
+            load_start = time.monotonic() + 2.0  # the processes start meanwhile
+            ramp = min(5.0, options.seconds / 10)
+            deadline = load_start + options.seconds
+            step = ramp / max(1, total)
+            processes: list[SpawnProcess] = []
+            for index in range(LOAD_PROCESSES):
+                numbers = list(range(index, total, LOAD_PROCESSES))
+                args = (port, numbers, load_start, step, deadline, started, hostile, results)
+                processes.append(context.Process(target=players_process, args=args))
+            processes.append(
+                context.Process(
+                    target=attacker_process, args=(port, total, load_start, deadline, started, hostile, results)
+                )
+            )
+            for process in processes:
+                process.start()
+            for kind, value in gathered(results, processes, deadline + 300):
+                if kind == "players":
+                    players.extend(Player(**{**fields, "statuses": Counter(fields["statuses"])}) for fields in value)
+                else:
+                    tally, attack_seconds, hostile_known = value
+                    attack_result = (
+                        Attack(**{**tally, "outcomes": Counter(tally["outcomes"])}),
+                        attack_seconds,
+                        hostile_known,
+                    )
+            for process in processes:
+                process.join(60)
+                if process.is_alive():
+                    process.kill()
+        finally:
+            server_cpu = cpu_seconds(server.pid)
+            stopping = time.monotonic()
+            serving = stopping - served_from
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(60)
+                except subprocess.TimeoutExpired:
+                    os.kill(server.pid, signal.SIGKILL)
+                    server.wait()
+            stopping = time.monotonic() - stopping
+        errors = stderr_path.read_text(errors="replace")
+        tracebacks = errors.count("Traceback")
+        written = read_study(folder / "study")
+        players.sort(key=lambda p: p.number)
+        missed = report(
+            players,
+            attack_result,
+            written,
+            slots,
+            options.players_autumn,
+            options.players_turns,
+            tracebacks,
+            time.monotonic() - began,
+            options.seconds,
+        )
+        warnings = sum("WARNING" in line for line in errors.splitlines())
+        print(f"server: {server_cpu:.0f} s of CPU in {serving:.0f} s ({server_cpu / serving:.0%} of one core)")
+        print(
+            f"server: stopped by SIGTERM in {stopping:.1f} s, exit status {server.returncode}; {warnings} warnings "
+            "on its stderr"
+        )
+        if server.returncode not in (0, -signal.SIGTERM):  # uvicorn raises the SIGTERM again once it has stopped
+            missed.append(f"the server exited with status {server.returncode}")
+        if tracebacks:
+            print("server stderr (end):\n" + errors[-3000:])
+    if missed:
+        print("MISSED: " + "; ".join(missed))
+        sys.exit(1)
+    print("every target met")
+
+
+if __name__ == "__main__":
+    main()
