@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 # numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
 OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke
+.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke verify-frozen
 
 # constraints.txt pins every package to the tested version, so a fresh install is the tested one.
 $(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
@@ -34,6 +34,10 @@ lint: install
 
 test: lint $(OLDEST)/installed browser caddy
 	$(BIN)/pytest -q -n auto
+
+# Every frozen petri set regenerated under both numerics stacks (make test regenerates a sample; CI runs this too).
+verify-frozen: $(OLDEST)/installed
+	DISCOGYM_EVERY_FROZEN_SET=1 $(BIN)/pytest -q tests/suites/petri/test_generate.py -k regenerates_frozen_tasks
 
 # The built wheel, not the checkout: build it, install it (constraints.txt) into a fresh venv and run it from
 # outside the checkout (discogym list, a reference episode per suite, serve answering every screen's script).
@@ -77,6 +81,7 @@ bench: install
 	$(BIN)/python benchmarks/mcp_sessions.py
 	$(BIN)/python benchmarks/agent_clis.py
 	$(BIN)/python benchmarks/web_pages.py
+	$(BIN)/python benchmarks/study_load.py
 	$(BIN)/python benchmarks/ray_backend.py
 
 # The agent CLIs (Claude Code, Codex) at pinned versions, in a git-ignored project folder (~780 MB; needs npm).

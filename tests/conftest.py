@@ -21,7 +21,7 @@ register_suite(toy_suite)
 # started first, so that with `pytest -n auto` the cores share the rest while they run instead of waiting for one
 # of them at the end.
 LONG_FIRST = (
-    "tests/suites/petri/test_generate.py::test_verify_regenerates_every_frozen_task",
+    "tests/suites/petri/test_generate.py::test_verify_regenerates_frozen_tasks",
     "tests/test_docs_examples.py::test_the_documented_commands_run",
     "tests/suites/autumn/test_sets.py",
     "tests/core/test_cli.py::test_sweep_runs_every_suite",

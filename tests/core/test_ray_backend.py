@@ -119,8 +119,7 @@ def test_a_local_ray_instance_listens_on_loopback_only_and_asks_for_its_token(tm
     gcs = ray.get_runtime_context().gcs_address
     without, wrong = {"RAY_AUTH_MODE": "disabled"}, {"RAY_AUTH_TOKEN": "not-" + token}
     assert [gcs_answer(gcs, variables) for variables in (without, wrong, {})] == ["refused", "refused", "connected"]
-    agent = next(p for p in processes if p.name() == "ray::RuntimeEnvAgent")
-    [(_, port)] = listening(agent)
+    [(_, port)] = next(found for (_, name), found in sockets.items() if name == "ray::RuntimeEnvAgent")
     assert [agent_answer(port, key) for key in (None, "not-" + token, token)] == [401, 403, 200]
 
 

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from discogym.core import Termination
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.web.study_app import COOKIE_PREFIX
 from tests.conftest import REPO, discogym_server, free_port
 from tests.interfaces.conftest import WAIT
+from tests.interfaces.test_study import TOY_STUDY, write_study
 
 CADDY = shutil.which("caddy")
 pytestmark = pytest.mark.skipif(
@@ -34,26 +34,6 @@ pytestmark = pytest.mark.skipif(
 EXAMPLE = REPO / "examples" / "Caddyfile"
 PUBLIC_SITE = "\nstudy.example.org {\n"
 UPSTREAM = "reverse_proxy 127.0.0.1:8000 "
-
-TOY_STUDY: dict[str, Any] = {
-    "name": "toy-study",
-    "seed": 3,
-    "games": [{"suite": "toy", "split": "dev"}],
-    "tasks_per_participant": 2,
-    "people_per_task": 2,
-    "minutes_per_game": 30,
-    "idle_minutes": 30,
-    "participants_per_address": 1,  # one per address: shows which address the study server saw
-    "consent": "You agree to play digit games.",
-    "instructions": "Find the hidden digit.",
-    "completion": {"code": "DONE123", "redirect": "https://example.org/done?cc=DONE123"},
-}
-
-
-def write_study(folder: Path, **changes: Any) -> Path:
-    path = folder / "study.yaml"
-    path.write_text(yaml.safe_dump({**TOY_STUDY, **changes}), encoding="utf-8")
-    return path
 
 
 def caddy_environment(home: Path) -> dict[str, str]:
@@ -215,7 +195,8 @@ def test_the_example_caddyfile_is_valid_and_formatted(tmp_path):
 
 def test_a_participant_plays_through_caddy_over_https(tmp_path):
     port, http_port = free_port(), free_port()
-    study_file, folder = write_study(tmp_path), tmp_path / "study"
+    # one participant per address: shows which address the study server saw
+    study_file, folder = write_study(tmp_path, participants_per_address=1), tmp_path / "study"
     args = ["serve", "--study", str(study_file), "--out", str(folder), "--allowed-host", "localhost"]
     with discogym_server(*args, DISCOGYM_SUITES="tests.core.toy_suite:suite") as (upstream, _server):
         caddyfile = tmp_path / "Caddyfile"
