@@ -309,6 +309,21 @@ def test_a_game_whose_file_cannot_be_written_is_kept_and_saved_later(toy_study, 
     assert episode.outcome.termination == Termination.SUBMITTED and episode.score.success
 
 
+def test_a_game_that_cannot_be_written_by_the_time_the_server_stops_is_named(tmp_path, monkeypatch, capsys):
+    def failing_write(self: RunDir, episode: Any, runtime: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    with study_server(write_study(tmp_path), tmp_path / "study") as (root, _study):
+        person = Participant(root)
+        person.enter("fulldisk")
+        person.post(f"/p/{person.secret}/consent")
+        person.post(f"/p/{person.secret}/start")
+        monkeypatch.setattr(RunDir, "write_episode", failing_write)
+    # said as the app stops, so that it is said after a SIGTERM too (uvicorn then ends the process itself)
+    said = capsys.readouterr().err
+    assert f"discogym serve: 1 finished game could not be written to {tmp_path / 'study'}: dev-" in said
+
+
 def test_idle_and_overlong_games_are_written_with_their_own_endings(tmp_path, monkeypatch):
     monkeypatch.setattr(study_app, "WATCH_SECONDS", 0.1)
     study_file = write_study(tmp_path, idle_minutes=0.01, minutes_per_game=30)

@@ -825,9 +825,8 @@ def serve(
         uvicorn.Server(uvicorn.Config(web_app, log_level="warning", **SERVER_LIMITS)).run(sockets=[listener])
     except KeyboardInterrupt:
         fail(f"interrupted; games in progress were written to {where} as abandoned", EXIT_INTERRUPTED)
-    unsaved = getattr(web_app.state, "unsaved", [])
-    if unsaved:
-        fail(f"{plural(len(unsaved), 'finished game')} could not be written to {where}: {', '.join(unsaved)}")
+    if getattr(web_app.state, "unsaved", []):  # the app named them as it stopped
+        raise typer.Exit(1)
 
 
 def study_app(study_file: Path, out: Path | None, allowed: list[str], host: str) -> tuple[Any, Path]:

@@ -11,6 +11,7 @@ A person's episode is recorded by the harness's own recorder (:mod:`discogym.cor
 """
 
 import secrets
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -33,6 +34,7 @@ from discogym.core.reporting.report_tables import format_cell
 from discogym.core.reporting.run_report import find_runs
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
 from discogym.core.running.storage import RunDir
+from discogym.core.terminal.console import plural
 from discogym.interfaces.web.browse import (
     EpisodeIndex,
     EpisodeRow,
@@ -213,6 +215,15 @@ def serve_screens(app: FastAPI) -> None:
         raise HTTPException(404, f"no suite draws a screen of kind {shortened(kind)}")
 
 
+def say_unsaved(names: list[str], where: Path) -> None:
+    """Name on standard error the finished games that could not be written even when the server stopped. Said in
+    the app's shutdown: after a SIGTERM, uvicorn raises the signal again once it has stopped, and the process ends
+    before the code that started the server could say it."""
+    if names:
+        games = plural(len(names), "finished game")
+        print(f"discogym serve: {games} could not be written to {where}: {', '.join(names)}", file=sys.stderr)
+
+
 def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
     """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``) to requests for
     this machine's loopback names, the address ``listen`` and the host names ``allowed``."""
@@ -224,6 +235,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         app.state.unsaved = games.leave_all()
+        say_unsaved(app.state.unsaved, runs / "web")
 
     app = FastAPI(
         title="discogym", version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan

@@ -1,10 +1,11 @@
 """uvicorn's httptools protocol with its request heads bounded in size and in time.
 
-uvicorn parses HTTP with httptools (a C parser, several times cheaper than h11 for each request, which is what
-lets one process serve sixty people at a frame rate), but puts no limit on a request's head there: a client could
-send headers without end, or open a connection and send nothing, and keep it (and one of the server's connections)
-for ever. :class:`BoundedHeads` refuses a head larger than :data:`MAX_HEAD_BYTES` with 400 and closes a connection
-whose next request head has not arrived :data:`HEAD_SECONDS` after the connection opened or its last answer went."""
+uvicorn parses HTTP with httptools, a C parser (h11, in Python, took a quarter of the study server's time with
+sixty people at a frame rate: benchmarks/study_load.py), but puts no limit on a request's head there: a client
+could send headers without end, or open a connection and send nothing, and keep it (and one of the server's
+connections) for ever. :class:`BoundedHeads` refuses a head larger than :data:`MAX_HEAD_BYTES` with 400, and
+closes a connection whose next request head has not arrived :data:`HEAD_SECONDS` after the connection opened or
+its last answer went."""
 
 import asyncio
 

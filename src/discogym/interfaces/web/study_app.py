@@ -43,7 +43,7 @@ from discogym.core.model.jsonsafe import json_safe
 from discogym.core.model.termination import Termination
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
-from discogym.interfaces.web.app import HUMAN, CallRequest, handle_refusals, serve_screens
+from discogym.interfaces.web.app import HUMAN, CallRequest, handle_refusals, say_unsaved, serve_screens
 from discogym.interfaces.web.browse import replay_steps_of
 from discogym.interfaces.web.guard import allowed_hosts, guard
 from discogym.interfaces.web.pace import FramePace
@@ -357,6 +357,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         stop_watching.set()
         thread.join()
         app.state.unsaved = games.leave_all()
+        say_unsaved(app.state.unsaved, study.folder)
         gc.unfreeze()
 
     app = FastAPI(
