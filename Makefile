@@ -81,7 +81,7 @@ bench: install
 	$(BIN)/python benchmarks/mcp_sessions.py
 	$(BIN)/python benchmarks/agent_clis.py
 	$(BIN)/python benchmarks/web_pages.py
-	$(BIN)/python benchmarks/study_load.py
+	-$(BIN)/python benchmarks/study_load.py  # exits 1 when a target is missed: the figures say which
 	$(BIN)/python benchmarks/ray_backend.py
 
 # The agent CLIs (Claude Code, Codex) at pinned versions, in a git-ignored project folder (~780 MB; needs npm).
