@@ -174,15 +174,16 @@ def participant_id(text: str) -> str:
     return ascii_id(text.strip(), "a participant id")
 
 
-def result_document(result: ToolResult, game: Game) -> dict[str, Any]:
-    """What the play page shows of a result: the text and pictures the agent would get, never ``data``."""
+def result_document(result: ToolResult, session: Session, over: bool, written: str | None) -> dict[str, Any]:
+    """What the play page shows of a result: the text and pictures the agent would get, never ``data``; whether
+    the game is over and the episode it was written to; the session's view."""
     return {
         "ok": result.ok,
         "text": result.text,
         "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
-        "over": game.over,
-        "written": game.written,
-        "view": game.session.last_view,
+        "over": over,
+        "written": written,
+        "view": session.last_view,
     }
 
 
@@ -343,7 +344,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
                 raise HTTPException(409, str(err)) from None
             if not game.session.playing:
                 game.over, game.written = True, game.session.written
-            return result_document(result, game)
+            return result_document(result, game.session, game.over, game.written)
 
     @app.post("/api/play/{token}/end")
     def end(token: str) -> dict[str, Any]:

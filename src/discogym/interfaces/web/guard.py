@@ -150,16 +150,18 @@ class BodyLimit:
         if body is None:
             await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
             return
-        replayed = False
+        # after the body, the app's receive waits for the client to go away, as the server's would
+        await self.app(scope, replayed({"type": "http.request", "body": body, "more_body": False}, receive), send)
 
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()  # after the body: wait for the client to go away, as the server would
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
 
-        await self.app(scope, replay, send)
+def replayed(first: Message, receive: Receive) -> Receive:
+    """``receive`` with ``first`` given before what it receives."""
+    pending = [first]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
 
 
 async def _read_body(receive: Receive) -> bytes | None:

@@ -35,7 +35,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from discogym import __version__
 from discogym.core import ToolResult, UserError, get_suite
@@ -43,9 +43,16 @@ from discogym.core.model.jsonsafe import json_safe
 from discogym.core.model.termination import Termination
 from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
-from discogym.interfaces.web.app import HUMAN, CallRequest, handle_refusals, say_unsaved, serve_screens
+from discogym.interfaces.web.app import (
+    HUMAN,
+    CallRequest,
+    handle_refusals,
+    result_document,
+    say_unsaved,
+    serve_screens,
+)
 from discogym.interfaces.web.browse import replay_steps_of
-from discogym.interfaces.web.guard import allowed_hosts, guard
+from discogym.interfaces.web.guard import allowed_hosts, guard, replayed
 from discogym.interfaces.web.pace import FramePace
 from discogym.interfaces.web.study import ParticipantRecord, Slot, Study, StudyFull, ascii_id, shortened
 
@@ -283,17 +290,8 @@ async def answer_call(games: StudyGames, record: ParticipantRecord, game: StudyG
     except (UserError, ClientMistake) as err:
         return JSONResponse({"error": str(err)}, status_code=409)
     over = not game.session.playing
-    return json_response(
-        {
-            "ok": result.ok,
-            "text": result.text,
-            "images": [f"data:{image.media_type};base64,{image.data_base64}" for image in result.images],
-            "over": over,
-            "written": None,
-            "saved": games.saved(game) if over else None,
-            "view": game.session.last_view,
-        }
-    )
+    document = result_document(result, game.session, over, written=None)  # the episode's name stays unshown
+    return json_response({**document, "saved": games.saved(game) if over else None})
 
 
 class FrameCalls:
@@ -326,16 +324,6 @@ def json_content(scope: Scope) -> bool:
     """Whether FastAPI would read the request's body as JSON (no Content-Type, or application/json or /...+json)."""
     kind = Headers(scope=scope).get("content-type", "").split(";")[0].strip().lower()
     return not kind or kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
-
-
-def replayed(first: Message, receive: Receive) -> Receive:
-    """``receive`` with its first message given again."""
-    pending = [first]
-
-    async def replay() -> Message:
-        return pending.pop() if pending else await receive()
-
-    return replay
 
 
 def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
