@@ -33,8 +33,10 @@ def episodes(out: Path) -> list[Episode]:
     return list(RunDir(out).iter_episodes())
 
 
-def assert_each_closed_once(opened: list[str], closed: list[str], count: int) -> None:
-    assert len(opened) == count
+def assert_each_closed_once(opened: list[str], closed: list[str], count: int, checked: int = 1) -> None:
+    """``count`` episodes' environments and ``checked`` more, which each run opens to check its first episode
+    before playing any (a setting refused at the start stops the run), were opened and each closed once."""
+    assert len(opened) == count + checked
     assert sorted(closed) == sorted(opened), "every environment is closed, and only once"
 
 
@@ -58,7 +60,7 @@ def test_an_infrastructure_fault_closes_the_abandoned_environment(tmp_path):
     assert (summary.written, len(summary.faults)) == (0, 2)
     assert_each_closed_once(*opened_and_closed(), count=2)
     run(tmp_path / "flaky", "flaky", fail_dir=str(tmp_path / "markers"))  # an agent's fault, not the env's
-    assert_each_closed_once(*opened_and_closed(), count=4)
+    assert_each_closed_once(*opened_and_closed(), count=4, checked=2)  # two runs
 
 
 def test_an_interrupt_closes_the_environment_of_the_episode_in_flight(tmp_path):
@@ -89,7 +91,7 @@ def test_worker_processes_close_their_environments(tmp_path, monkeypatch):
     monkeypatch.setenv(LOG_VARIABLE, str(tmp_path / "log"))
     summary = run(tmp_path / "run", "bisect", "outage", workers=2)
     assert (summary.written, len(summary.faults)) == (2, 2)
-    assert_each_closed_once(*logged(tmp_path / "log"), count=4)
+    assert_each_closed_once(*logged(tmp_path / "log"), count=4, checked=2)  # two agents
 
 
 SLOW_RUN = ["run", "closing", "--split", "dev", "--condition", "slow", "--agent", "bisect", "--repeats", "4"]
@@ -132,7 +134,7 @@ def test_ctrl_c_closes_the_environments_in_flight_in_the_workers(tmp_path):
     opened, closed = logged(tmp_path / "log")
     written = len(list((tmp_path / "run" / "episodes").glob("*.json")))
     assert written < 32 and len(opened) > written, "the run was stopped with episodes in flight"
-    assert_each_closed_once(opened, closed, count=len(opened))
+    assert_each_closed_once(opened, closed, count=len(opened), checked=0)
 
 
 def test_orphaned_workers_close_their_environments_before_they_exit(tmp_path):
@@ -146,4 +148,4 @@ def test_orphaned_workers_close_their_environments_before_they_exit(tmp_path):
         if not group_is_gone(process.pid, within_s=0.1):
             os.killpg(process.pid, signal.SIGKILL)
     opened, closed = logged(tmp_path / "log")
-    assert_each_closed_once(opened, closed, count=len(opened))
+    assert_each_closed_once(opened, closed, count=len(opened), checked=0)

@@ -17,7 +17,7 @@ from discogym.core.running.executors import Executor, Faulted, Played, play_and_
 from discogym.core.running.runner import RunConfig, Runner, plan_episodes
 from discogym.core.running.storage import RunDir, RunInUse, atomic_write
 from tests.conftest import cli_environment, run_discogym
-from tests.core.toy_suite import MALFORMED_CALLS, DigitSuite, suite
+from tests.core.toy_suite import MALFORMED_CALLS, DigitEnv, DigitSuite, suite
 
 
 def config(
@@ -437,3 +437,64 @@ def test_repeats_and_the_planned_grid_are_bounded_before_anything_is_planned():
         config(repeats=99999999999999999999)
     with pytest.raises(UserError, match=r"would plan 1,600,000 episodes \(.* = 2 x 1 x 1 x 800,000\)"):
         plan_episodes(suite, config(repeats=800_000))
+
+
+def test_a_resume_plays_again_what_ended_in_an_error_and_keeps_the_earlier_file_aside(tmp_path, monkeypatch):
+    def broken_submit(env, args):
+        raise RuntimeError("the submit tool is broken today")
+
+    planned = plan_episodes(suite, config("bisect"))
+    first = planned[0].key
+    original = DigitEnv.submit
+    monkeypatch.setattr(
+        DigitEnv, "submit", lambda env, args: (broken_submit if env.task_id == first.task else original)(env, args)
+    )
+    run(tmp_path, config("bisect"))
+    errored = RunDir(tmp_path).read_episode(first)
+    assert errored is not None and errored.outcome.termination == "env_error"
+    monkeypatch.setattr(DigitEnv, "submit", original)
+
+    kept = run(tmp_path, config("bisect"), keep_errors=True)
+    assert (kept.skipped, kept.written, kept.retried) == (2, 0, 0)
+
+    resumed = run(tmp_path, config("bisect"))
+    assert (resumed.skipped, resumed.written, resumed.retried) == (1, 1, 1)
+    assert [e.outcome.termination for e in episodes(tmp_path)] == ["submitted", "submitted"]
+    aside = RunDir(tmp_path).retried_dir
+    assert sorted(p.name for p in aside.iterdir()) == [
+        f"{first.file_stem()}.1.json",
+        f"{first.file_stem()}.1.runtime.json",
+    ]
+    assert Episode.model_validate_json((aside / f"{first.file_stem()}.1.json").read_bytes()) == errored
+    assert RunDir(tmp_path).retried_count() == 1
+    again = run(tmp_path, config("bisect"))  # nothing ended in an error now: nothing more to play
+    assert (again.skipped, again.retried) == (2, 0)
+
+
+def test_the_agents_own_endings_stay_final_on_resume(tmp_path):
+    run(tmp_path, config("quitter"))
+    assert {e.outcome.termination for e in episodes(tmp_path)} == {"agent_stopped"}
+    assert run(tmp_path, config("quitter")).retried == 0
+
+
+def test_a_setting_refused_as_an_episode_starts_is_a_config_error_and_the_run_is_refused_before_it(
+    tmp_path, monkeypatch
+):
+    planned = plan_episodes(suite, config("bisect"))
+    refused = planned[1].key.task
+
+    def make_env(task, condition, seed):
+        if task.id == refused:
+            raise UserError(f"task {task.id} asks for a board this environment does not have")
+        return DigitEnv(task, condition, seed)
+
+    monkeypatch.setattr(suite, "make_env", make_env)
+    run(tmp_path / "checked", config("bisect"))  # the first episode starts: the run goes on, the refusal is recorded
+    by_task = {e.key.task: e.outcome for e in episodes(tmp_path / "checked")}
+    assert by_task[refused].termination == "config_error" and by_task[refused].termination.kind == "error"
+    assert "asks for a board this environment does not have" in str(by_task[refused].error)
+
+    refused = planned[0].key.task
+    with pytest.raises(UserError, match=f"task {refused}, condition plain: task {refused} asks for a board"):
+        run(tmp_path / "refused", config("bisect"))
+    assert not (tmp_path / "refused").exists()

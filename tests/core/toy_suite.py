@@ -57,6 +57,7 @@ class DigitEnv(Env):
     limits = Limits(max_steps=20)
 
     def __init__(self, task: Task, condition: Condition, seed: int) -> None:
+        self.task_id = task.id
         self._hidden = int(task.ground_truth["digit"])
         self._delay = float(condition.params.get("delay_s", 0.0))
         self._buggy = bool(condition.params.get("buggy", False))

@@ -8,17 +8,22 @@ import pytest
 from discogym.core import AgentOptions, Episode
 from discogym.core.running.runner import RunConfig, Runner, RunSummary
 from discogym.core.running.storage import RunDir
+from discogym.llm.models import CONTEXT_WINDOWS
 from tests.core.toy_suite import suite
 from tests.llm.fake_endpoint import FakeEndpoint
 
 SECRET = "sk-test-0123456789-SECRET"
+FAKE_WINDOW = 128_000
 
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeEndpoint]:
-    """A running fake endpoint; the keys of every provider are set to :data:`SECRET`."""
+    """A running fake endpoint; the keys of every provider are set to :data:`SECRET`, and its models' context
+    windows are known (as a real model's are), 128k tokens."""
     for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPATIBLE_API_KEY"):
         monkeypatch.setenv(variable, SECRET)
+    for provider in ("openai-compatible", "anthropic"):
+        monkeypatch.setitem(CONTEXT_WINDOWS, f"{provider}/fake", FAKE_WINDOW)
     monkeypatch.delenv("DISCOGYM_PRICES", raising=False)
     with FakeEndpoint() as endpoint:
         yield endpoint

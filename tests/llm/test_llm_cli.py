@@ -11,7 +11,8 @@ from tests.llm.fake_endpoint import FakeEndpoint, Kill, Normal
 def run_llm_cli(fake: FakeEndpoint, out, *extra: str, **env: str):
     return run_discogym(
         "run", "toy", "--split", "dev", "--model", f"openai-compatible/fake@{fake.url}",
-        "--agent-opt", "retries=1", "--agent-opt", "backoff_s=0.05", "--out", str(out), "--quiet", "--json", *extra,
+        "--agent-opt", "retries=1", "--agent-opt", "backoff_s=0.05", "--agent-opt", "context_window=128000",
+        "--out", str(out), "--quiet", "--json", *extra,
         OPENAI_COMPATIBLE_API_KEY=SECRET, **env,
     )  # fmt: skip
 
@@ -52,20 +53,56 @@ def test_a_killed_endpoint_leaves_episodes_for_the_next_run_which_ends_as_if_not
     assert {p.name: p.read_bytes() for p in RunDir(tmp_path / "run").episode_paths()} == expected
 
 
-def test_a_model_without_a_key_is_skipped_and_a_budget_is_applied(tmp_path):
+def test_a_model_without_a_key_is_refused_naming_its_variable_and_a_budget_is_applied(tmp_path):
     missing = run_discogym("run", "toy", "--model", "openai/gpt-5", "--out", str(tmp_path / "none"), OPENAI_API_KEY="")
     assert (missing.returncode, missing.stdout) == (2, "")
-    assert missing.stderr == "error: no agent left to run (openai/gpt-5: no API key; set OPENAI_API_KEY to run it)\n"
+    assert missing.stderr == "error: openai/gpt-5: no API key; set OPENAI_API_KEY to run it\n"
+    assert not (tmp_path / "none").exists()
     with FakeEndpoint() as fake:
-        budget = run_llm_cli(
-            fake, tmp_path / "budget", "--token-limit", "50", "--agent", "llm", "--agent", "bisect",
-            "--model", f"anthropic/fake@{fake.root}", ANTHROPIC_API_KEY="",
+        beside = run_llm_cli(
+            fake, tmp_path / "beside", "--agent", "llm", "--agent", "bisect", "--model", f"anthropic/fake@{fake.root}",
+            ANTHROPIC_API_KEY="",
         )  # fmt: skip
+        assert (beside.returncode, beside.stderr) == (
+            2,
+            f"error: anthropic/fake@{fake.root}: no API key; set ANTHROPIC_API_KEY to run it\n",
+        )
+        budget = run_llm_cli(fake, tmp_path / "budget", "--token-limit", "50", "--agent", "llm", "--agent", "bisect")
     assert budget.returncode == 0, budget.stderr
-    assert f"skipped: anthropic/fake@{fake.root}: no API key; set ANTHROPIC_API_KEY to run it" in budget.stderr
     by_agent = {e.key.agent: e for e in episodes(tmp_path / "budget")}
     assert by_agent["llm"].outcome.termination == "token_limit" and by_agent["llm"].key.token_limit == 50
     assert by_agent["bisect"].key.token_limit is None
+
+
+def test_mistakes_known_before_the_run_stop_it_in_one_line_and_write_nothing(tmp_path):
+    cases = [
+        (["run", "petri", "--model", "openai/gpt-4o-mini", "--agent-opt", "scaffold=plancraft"],
+         "error: --agent-opt scaffold=plancraft is Plancraft's scaffold for suite 'crafting'; it cannot play suite "
+         "'petri'"),
+        (["run", "petri", "--model", "openai/gpt-4o-mini", "--agent-opt", "mode=suite"],
+         "error: mode=suite: this suite has no text syntax of its own"),
+        (["run", "petri", "--model", "openai/gpt-4o-mini", "--agent-opt", "nope=1"],
+         "error: agent 'llm': --agent-opt nope: unknown option"),
+        (["run", "petri", "--model", "openai/gpt-4o-mini", "--agent-opt", "window_turns=many"],
+         "error: agent 'llm': --agent-opt window_turns: Input should be a valid integer"),
+        (["run", "petri", "--model", "openai-compatible/local@http://127.0.0.1:9/v1"],
+         "error: --model openai-compatible/local@http://127.0.0.1:9/v1: its context window is not known here; give "
+         "it in tokens with --agent-opt context_window=N"),
+        (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "scaffold=plancraft"],
+         "error: autumn: --agent-opt scaffold=plancraft is Plancraft's scaffold for suite 'crafting'"),
+        (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "crafting:scaffold=plancraft", "--split",
+          "petri=l9-v9"], "error: petri: petri has no task set 'l9-v9'"),
+    ]  # fmt: skip
+    for index, (args, message) in enumerate(cases):
+        out = tmp_path / str(index)
+        done = run_discogym(*args, "--out", str(out), "--quiet", OPENAI_API_KEY=SECRET)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, (args, done.stderr)
+        assert not out.exists(), args
+    swept = run_discogym("sweep", "--model", "openai/gpt-4o-mini", "--out", str(tmp_path / "sweep"), OPENAI_API_KEY="")
+    assert (swept.returncode, swept.stderr) == (2, "error: autumn: openai/gpt-4o-mini: no API key; set OPENAI_API_KEY "
+                                                  "to run it\n")  # fmt: skip
+    assert not (tmp_path / "sweep").exists()
 
 
 def test_models_lists_the_papers_models_with_windows_prices_and_whether_each_key_is_set(tmp_path):

@@ -8,10 +8,13 @@ import pytest
 
 from discogym.core import AgentContext, AgentOptions, Episode, UserError, get_suite
 from discogym.core.model.tools import UNREADABLE_TOOL
-from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.model.termination import EndingKind
+from discogym.core.running.episode_loop import play_episode
+from discogym.core.running.runner import RunConfig, Runner, plan_episodes
 from discogym.llm.agent import llm_settings, make_llm_agent
 from discogym.llm.scaffolds import REPLY_FORMAT, SCRATCHPAD_HEADING, Scratchpad
 from discogym.suites.autumn.env import TEXT_SYNTAX
+from tests.core.toy_suite import suite as toy
 from tests.llm.conftest import episodes, llm_options, run_llm
 from tests.llm.fake_endpoint import FakeEndpoint, Say
 
@@ -207,7 +210,12 @@ def test_a_preset_on_another_suite_is_refused(tmp_path, fake):
         match="scaffold=plancraft is Plancraft's scaffold for suite 'crafting'; it cannot play suite 'autumn'",
     ):
         agent.start(AgentContext(brief="", tools=[], seed=0, suite="autumn", text_prompt="x"))
-    run_llm(tmp_path, llm_options(fake, scaffold="autumnbench"), tasks=["tiny-00"])
-    ended = episodes(tmp_path)[0].outcome
-    assert ended.termination == "agent_error" and "for suite 'autumn'; it cannot play suite 'toy'" in str(ended.error)
+    with pytest.raises(UserError, match="for suite 'autumn'; it cannot play suite 'toy'"):  # before any episode
+        run_llm(tmp_path, llm_options(fake, scaffold="autumnbench"), tasks=["tiny-00"])
+    assert not (tmp_path / "episodes").exists()
+    config = RunConfig.for_suite(toy, [llm_options(fake, scaffold="autumnbench")], split="tiny")
+    episode, _ = play_episode(toy, plan_episodes(toy, config)[0])  # an episode started all the same
+    ended = episode.outcome
+    assert ended.termination == "config_error" and "for suite 'autumn'; it cannot play suite 'toy'" in str(ended.error)
+    assert ended.termination.kind is EndingKind.ERROR
     assert not fake.requests

@@ -187,15 +187,44 @@ def out_folder(value: str | Path) -> Path:
     return Path(value)
 
 
-def parse_agent_options(pairs: list[str]) -> dict[str, str]:
-    """``["k=v", ...]`` to a dict, or a UserError naming the malformed pair."""
+def parse_agent_options(pairs: list[str], suite: str | None = None) -> dict[str, str]:
+    """``["k=v", "crafting:k=v", ...]`` to the options of ``suite``'s agents (a pair that names another suite is
+    left out; with no ``suite``, such a pair is refused), or a UserError naming the malformed pair."""
     options = {}
     for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UserError(f"--agent-opt takes KEY=VALUE, got {pair!r}")
-        options[key] = value
+        named, key, value = split_agent_option(pair)
+        if named is not None and suite is None:
+            raise UserError(f"--agent-opt {pair}: SUITE:KEY=VALUE goes with discogym sweep")
+        if named is None or named == suite:
+            options[key] = value
     return options
+
+
+def split_agent_option(pair: str) -> tuple[str | None, str, str]:
+    """``[SUITE:]KEY=VALUE`` as (the suite's name or None, key, value); the suite may be named by an alias."""
+    key, sep, value = pair.partition("=")
+    named, colon, key = key.rpartition(":")
+    if not sep or not key or (colon and not named):
+        raise UserError(f"--agent-opt takes KEY=VALUE or SUITE:KEY=VALUE, got {pair!r}")
+    return (_suite_name(named) if colon else None), key, value
+
+
+def per_suite(values: list[str], option: str) -> dict[str | None, list[str]]:
+    """``--split``/``--condition`` values of a sweep, ``SUITE=VALUE`` or ``VALUE`` (every suite), by suite name
+    (None for every suite)."""
+    chosen: dict[str | None, list[str]] = {}
+    for text in values:
+        named, sep, value = text.rpartition("=")
+        if sep and not (named and value):
+            raise UserError(f"{option} takes VALUE or SUITE=VALUE, got {text!r}")
+        chosen.setdefault(_suite_name(named) if sep else None, []).append(value)
+    return chosen
+
+
+def _suite_name(name: str) -> str:
+    from discogym.core import get_suite
+
+    return get_suite(name).name
 
 
 def requested_agents(
@@ -226,6 +255,7 @@ def run_summary_document(summary: "RunSummary") -> dict[str, Any]:
         "skipped": summary.skipped,
         "written": summary.written,
         "errors": summary.errors,
+        "retried": summary.retried,
         "faults": summary.faults,
         "complete": summary.complete,
         "mean_score": sum(scores) / len(scores) if scores else None,
@@ -241,6 +271,7 @@ def execute_run(
     listener: "RunListener",
     executor: "Executor | None" = None,
     concurrency: int = 1,
+    keep_errors: bool = False,
 ) -> "RunSummary":
     """Run, turning Ctrl-C into a clear message and exit code."""
     from discogym.core.running.runner import Runner
@@ -254,6 +285,7 @@ def execute_run(
         retries=retries,
         listener=listener,
         executor=executor,
+        keep_errors=keep_errors,
     )
     previous_term = signal.signal(signal.SIGTERM, runner.interrupt)  # `kill PID` stops as cleanly as Ctrl-C
     previous_int = signal.signal(signal.SIGINT, runner.interrupt)
@@ -302,6 +334,15 @@ CostLimitOption = Annotated[float | None, typer.Option(help="Per-episode budget 
 RepeatsOption = Annotated[int, typer.Option(min=1, help="Episodes per (task, condition, agent).")]
 SeedOption = Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Run seed; every episode's seeds derive from it.")]
 WorkersOption = Annotated[int, typer.Option(min=1, help="Episodes played in parallel processes.")]
+RetriesOption = Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")]
+KeepErrorsOption = Annotated[
+    bool,
+    typer.Option(
+        "--keep-errors",
+        help="Keep episodes that ended in an error (environment, harness, configuration) as done; by default a "
+        "resume plays them again, their files moved to RUN_DIR/retried/.",
+    ),
+]
 ConcurrencyOption = Annotated[
     int,
     typer.Option(
@@ -449,6 +490,22 @@ def _estimate_cells(name: str, row: dict[str, Any]) -> list[str]:
     ]
 
 
+BackendOption = Annotated[
+    Backend,
+    typer.Option(
+        help="local: this machine (--workers processes); ray: Ray tasks on RAY_ADDRESS, --address, or a Ray "
+        "instance started here (--workers CPUs, default all). Needs pip install 'discogym[ray]'."
+    ),
+]
+AddressOption = Annotated[str | None, typer.Option(help="The Ray cluster's address (with --backend ray).")]
+EstimateOption = Annotated[
+    bool,
+    typer.Option(
+        "--estimate", help="Run nothing: print what the run's llm agents would cost (see `discogym estimate`)."
+    ),
+]
+
+
 class SettingChoice(StrEnum):
     """How a run plays its tasks (``--setting``)."""
 
@@ -482,23 +539,12 @@ def run(
     out: Annotated[Path | None, typer.Option(parser=out_folder, help="Run directory (default: runs/SUITE).")] = None,
     workers: WorkersOption = 1,
     concurrency: ConcurrencyOption = 1,
-    retries: Annotated[int, typer.Option(min=0, help="Retries per episode after infrastructure faults.")] = 0,
-    backend: Annotated[
-        Backend,
-        typer.Option(
-            help="local: this machine (--workers processes); ray: Ray tasks on RAY_ADDRESS, --address, or a Ray "
-            "instance started here (--workers CPUs, default all). Needs pip install 'discogym[ray]'."
-        ),
-    ] = Backend.local,
-    address: Annotated[str | None, typer.Option(help="The Ray cluster's address (with --backend ray).")] = None,
+    retries: RetriesOption = 0,
+    keep_errors: KeepErrorsOption = False,
+    backend: BackendOption = Backend.local,
+    address: AddressOption = None,
     quiet: QuietOption = False,
-    estimate: Annotated[
-        bool,
-        typer.Option(
-            "--estimate",
-            help="Run nothing: print what the run's llm agents would cost (see `discogym estimate`).",
-        ),
-    ] = False,
+    estimate: EstimateOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
@@ -509,7 +555,8 @@ def run(
 
     with user_errors():
         suite = get_suite(suite_name)
-        requested = requested_agents(agent, model, parse_agent_options(agent_opt or []), token_limit, cost_limit)
+        options = parse_agent_options(agent_opt or [], suite.name)
+        requested = requested_agents(agent, model, options, token_limit, cost_limit)
         if estimate:
             if setting is not SettingChoice.independent:
                 raise UserError("--estimate plays each task on its own: leave out --setting curriculum")
@@ -518,7 +565,6 @@ def run(
         show_estimates(estimates, as_json)
         return
     with user_errors():
-        skipped: list[str] = []
         config = RunConfig.for_suite(
             suite,
             requested,
@@ -527,26 +573,33 @@ def run(
             conditions=condition,
             repeats=repeats,
             seed=seed,
-            skipped=skipped,
             setting=setting.value,
         )
-        for message in skipped:
-            stderr.print(styled("skipped:", "yellow", message), highlight=False)
         out = out or Path("runs") / suite.name
         listener = RunListener() if quiet else ProgressBar(f"{suite.name}", stderr)
         executor = executor_of(backend, address, workers, concurrency)
-        summary = execute_run(suite, config, out, workers, retries, listener, executor, concurrency)
+        summary = execute_run(suite, config, out, workers, retries, listener, executor, concurrency, keep_errors)
     if as_json:
         print_json(run_summary_document(summary))
     else:
-        doc = run_summary_document(summary)
-        mean = "-" if doc["mean_score"] is None else f"{doc['mean_score']:.3f}"
-        stderr.print(
-            f"{plural(summary.written, 'episode')} written, {summary.skipped:,} already done, "
-            f"{summary.errors:,} ended in an error; mean score {mean}; run directory {out}",
-            highlight=False,
-        )
+        say_run_summary(summary, out)
     report_incomplete(summary)
+
+
+def say_run_summary(summary: "RunSummary", out: Path) -> None:
+    """One line on stderr: what a pass over a run did."""
+    doc = run_summary_document(summary)
+    mean = "-" if doc["mean_score"] is None else f"{doc['mean_score']:.3f}"
+    again = (
+        f" ({summary.retried:,} of them played again after an error; the earlier files are in {out / 'retried'})"
+        if summary.retried
+        else ""
+    )
+    stderr.print(
+        f"{plural(summary.written, 'episode')} written{again}, {summary.skipped:,} already done, "
+        f"{summary.errors:,} ended in an error; mean score {mean}; run directory {out}",
+        highlight=False,
+    )
 
 
 @app.command()
@@ -647,7 +700,23 @@ def sweep(
         list[str] | None, typer.Option(help="Agent(s) to run on every suite that has them; default: reference.")
     ] = None,
     model: ModelOption = None,
-    agent_opt: AgentOptOption = None,
+    split: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--split", "--set", metavar="[SUITE=]SPLIT", help="A suite's task set (repeatable; default: its first)."
+        ),
+    ] = None,
+    condition: Annotated[
+        list[str] | None,
+        typer.Option(metavar="[SUITE=]CONDITION", help="Condition(s) of a suite (repeatable; default: its first)."),
+    ] = None,
+    agent_opt: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="[SUITE:]KEY=VALUE",
+            help="Agent option for every suite, or for one (crafting:scaffold=plancraft) (repeatable).",
+        ),
+    ] = None,
     token_limit: TokenLimitOption = None,
     cost_limit: CostLimitOption = None,
     repeats: RepeatsOption = 1,
@@ -662,12 +731,17 @@ def sweep(
     ] = None,
     workers: WorkersOption = 1,
     concurrency: ConcurrencyOption = 1,
+    retries: RetriesOption = 0,
+    keep_errors: KeepErrorsOption = False,
+    backend: BackendOption = Backend.local,
+    address: AddressOption = None,
     quiet: QuietOption = False,
+    estimate: EstimateOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """The main job: every suite's default task set with its reference agent, offline, then the reports. With
-    --agent or --model, those agents instead (a suite without them is skipped), into runs/sweep. Ends with one
-    summary table across the suites."""
+    --agent or --model, those agents instead (a suite without them is skipped), into runs/sweep. Every suite's
+    configuration is checked before the first episode; ends with one summary table across the suites."""
     from discogym.core import all_suites, get_suite
     from discogym.core.reporting.report_tables import table_markdown
     from discogym.core.reporting.run_report import summary_table
@@ -680,22 +754,49 @@ def sweep(
             stderr.print("No suites are registered yet; nothing to run.")
         if reference and (agent_opt or token_limit or cost_limit):
             raise UserError("--agent-opt, --token-limit and --cost-limit go with --agent or --model")
-        options = parse_agent_options(agent_opt or [])
-        requested = None if reference else requested_agents(agent, model, options, token_limit, cost_limit)
+        splits, conditions = per_suite(split or [], "--split"), per_suite(condition or [], "--condition")
+        named = {name for name in (*splits, *conditions) if name is not None}
+        unknown = sorted(named - {suite.name for suite in chosen})
+        if unknown:
+            raise UserError(f"--split or --condition names suite {unknown[0]!r}, which this sweep does not run")
+        plans = []
+        for suite in chosen:
+            requested = (
+                None
+                if reference
+                else requested_agents(
+                    agent, model, parse_agent_options(agent_opt or [], suite.name), token_limit, cost_limit
+                )
+            )
+            config = _sweep_config(suite, requested, _one(splits, suite.name, "--split"), conditions, repeats, seed)
+            if config is not None:
+                plans.append((suite, config))
+        if chosen and not plans:
+            raise UserError("no suite has the agents asked for; nothing was run")
+        if estimate:
+            estimates = [
+                estimate
+                for suite, config in plans
+                for estimate in estimate_agents(suite, config.agents, config.split, config.tasks, config.conditions)
+            ]
+        else:
+            _check_sweep(plans)
+            executor = executor_of(backend, address, workers, concurrency)
+    if estimate:
+        show_estimates(estimates, as_json)
+        return
+    with user_errors():
         results: dict[str, Any] = {}
         summaries, reports = [], []
-        for suite in chosen:
-            config = _sweep_config(suite, requested, repeats, seed)
-            if config is None:
-                continue
-            summary, built = _sweep_suite(suite, config, out / suite.name, workers, concurrency, quiet)
+        for suite, config in plans:
+            summary, built = _sweep_suite(
+                suite, config, out / suite.name, workers, concurrency, retries, keep_errors, executor, quiet
+            )
             summaries.append(summary)
             reports.append(built)
             results[suite.name] = {"run": run_summary_document(summary), "report": built.model_dump(mode="json")}
             if not as_json:
                 sys.stdout.write(built.markdown() + "\n")
-        if chosen and not reports:
-            raise UserError("no suite has the agents asked for; nothing was run")
         summary_doc = summary_table(out, reports) if reports else None
     if as_json:
         document = {"out": str(out), "suites": results}
@@ -706,29 +807,65 @@ def sweep(
         report_incomplete(summary)
 
 
+def _one(chosen: dict[str | None, list[str]], suite: str, option: str) -> str | None:
+    """The one value of ``option`` for ``suite`` (its own, else the one for every suite), or None."""
+    values = chosen.get(suite) or chosen.get(None) or []
+    if len(values) > 1:
+        raise UserError(f"{option} names {len(values)} values for suite {suite}; give one")
+    return values[0] if values else None
+
+
 def _sweep_config(
-    suite: "Suite", requested: list["AgentOptions"] | None, repeats: int, seed: int
+    suite: "Suite",
+    requested: list["AgentOptions"] | None,
+    split: str | None,
+    conditions: dict[str | None, list[str]],
+    repeats: int,
+    seed: int,
 ) -> "RunConfig | None":
-    """The run configuration of one suite in a sweep: its reference agent, or the ``requested`` agents; None
-    (said in one line) when the suite has none of them or they cannot run (no API key)."""
+    """The run configuration of one suite in a sweep: its reference agent, or those of the ``requested`` agents
+    it has; None (said in one line) when it has none of them. Any other mistake (a missing API key, an option no
+    agent takes, an unknown split or condition) is a UserError, which stops the sweep before it starts."""
+    from discogym.core.running.agent_lookup import agent_names
     from discogym.core.running.runner import RunConfig
 
     if requested is None and not suite.reference_agents():
         stderr.print(f"{suite.name}: no reference agent, skipped", highlight=False)
         return None
-    skipped: list[str] = []
-    try:
-        config = RunConfig.for_suite(suite, requested or ["reference"], repeats=repeats, seed=seed, skipped=skipped)
-    except UserError as err:
-        stderr.print(f"{suite.name}: {err}; skipped", highlight=False)
+    agents = [a for a in requested if a.name in agent_names(suite)] if requested is not None else ["reference"]
+    if not agents:
+        stderr.print(f"{suite.name}: none of the agents asked for, skipped", highlight=False)
         return None
-    for message in skipped:
-        stderr.print(styled("skipped:", "yellow", message), highlight=False)
-    return config
+    named_conditions = conditions.get(suite.name) or conditions.get(None)
+    try:
+        return RunConfig.for_suite(suite, agents, split=split, conditions=named_conditions, repeats=repeats, seed=seed)
+    except UserError as err:
+        raise UserError(f"{suite.name}: {err}") from None
+
+
+def _check_sweep(plans: list[tuple["Suite", "RunConfig"]]) -> None:
+    """Refuse the sweep, before any episode, when a suite's tasks or conditions are unknown or its first
+    episodes would refuse a setting as they start (a preset on the wrong suite)."""
+    from discogym.core.running.episode_loop import preflight
+    from discogym.core.running.runner import plan_episodes
+
+    for suite, config in plans:
+        try:
+            preflight(suite, plan_episodes(suite, config))
+        except UserError as err:
+            raise UserError(f"{suite.name}: {err}") from None
 
 
 def _sweep_suite(
-    suite: "Suite", config: "RunConfig", out: Path, workers: int, concurrency: int, quiet: bool
+    suite: "Suite",
+    config: "RunConfig",
+    out: Path,
+    workers: int,
+    concurrency: int,
+    retries: int,
+    keep_errors: bool,
+    executor: "Executor | None",
+    quiet: bool,
 ) -> tuple["RunSummary", "RunReport"]:
     from discogym.core.reporting.plots import plots_available
     from discogym.core.reporting.run_report import build_report
@@ -736,7 +873,7 @@ def _sweep_suite(
     from discogym.interfaces.progress import ProgressBar
 
     listener = RunListener() if quiet else ProgressBar(suite.name, stderr)
-    summary = execute_run(suite, config, out, workers, 0, listener, concurrency=concurrency)
+    summary = execute_run(suite, config, out, workers, retries, listener, executor, concurrency, keep_errors)
     return summary, build_report(out, plots_dir=out / "plots" if plots_available() else None)
 
 

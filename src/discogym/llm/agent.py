@@ -177,9 +177,14 @@ class LLMAgent(Agent):
         """The price the episode's costs are charged at."""
         return self.facts.price
 
-    def start(self, context: AgentContext) -> None:
+    def preflight(self, context: AgentContext) -> None:
         if self.scaffold is not None:
             self.scaffold.check(context)
+        if self.config.mode == "suite" and (context.text_prompt is None or context.parse_text_action is None):
+            raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
+
+    def start(self, context: AgentContext) -> None:
+        self.preflight(context)
         offered = list(context.tools)
         if self.config.notes and self.config.mode != "suite" and all(t.name != NOTES_TOOL for t in offered):
             self.notes = Notes(self.config.notes_chars)
@@ -189,8 +194,7 @@ class LLMAgent(Agent):
         if self.config.mode == "text":
             system += "\n\n" + TEXT_PROTOCOL + describe_tools(offered)
         elif self.config.mode == "suite":
-            if context.text_prompt is None or context.parse_text_action is None:
-                raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
+            assert context.text_prompt is not None  # preflight() made sure
             system = context.text_prompt
             self.parse_text_action = context.parse_text_action
         examples: list[ChatMessage] = []
@@ -453,4 +457,9 @@ def make_llm_agent(options: AgentOptions) -> Agent:
     except Exception as err:  # Inspect's own refusal: a provider whose SDK is missing, a malformed name
         message = Text.from_markup(str(err)).plain  # Inspect words some of them in rich's markup
         raise UserError(f"--model {options.model}: {type(err).__name__}: {message}") from None
+    if facts.context_window is None and settings.context_window is None:
+        raise UserError(
+            f"--model {options.model}: its context window is not known here; give it in tokens with --agent-opt "
+            "context_window=N (the server's setting, e.g. llama.cpp's --ctx-size or vLLM's --max-model-len)"
+        )
     return LLMAgent(spec, engine, settings, facts)

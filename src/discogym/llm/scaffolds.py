@@ -39,7 +39,8 @@ class Scaffold:
             played = f"suite '{context.suite}'" if context.suite else "this suite"
             raise UserError(
                 f"--agent-opt scaffold={self.name} is {self.paper}'s scaffold for suite '{self.suite}'; "
-                f"it cannot play {played} (use scaffold=none there)"
+                f"it cannot play {played} (use scaffold=none there; in a sweep, give it to its suite alone: "
+                f"--agent-opt {self.suite}:scaffold={self.name})"
             )
 
     def system_prompt(self, context: AgentContext) -> str:

@@ -115,7 +115,7 @@ def test_the_wiki_planner_needs_the_search_tool(tmp_path):
     episodes = list(RunDir(tmp_path).iter_episodes())
     assert sorted(episode.condition.name for episode in episodes) == sorted(conditions)
     for episode in episodes:
-        assert episode.outcome.termination == "agent_error"
+        assert episode.outcome.termination == "config_error"  # a setting refused as the episode started
         assert episode.outcome.error == (
             "UserError: the wiki-planner agent needs the wiki's search tool: use --condition wiki"
         )
@@ -127,7 +127,7 @@ def test_a_model_reads_the_wiki_through_its_search(tmp_path, monkeypatch):
     task = suite.tasks("test.small")[0]
     with FakeEndpoint() as fake:
         fake.script.extend([Say("search: iron_ingot"), Say("impossible: I give up")])
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite"})
+        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite", "context_window": "128000"})
         config = RunConfig.for_suite(suite, [agent], split="test.small", tasks=[task.id], conditions=["wiki"])
         Runner(suite, config, tmp_path).run()
         texts = conversation_texts(fake.requests[-1].body)

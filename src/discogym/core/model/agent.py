@@ -125,6 +125,12 @@ class Agent(ABC):
     def start(self, context: AgentContext) -> None:  # noqa: B027 - optional hook
         """Called once before the first :meth:`act`."""
 
+    def preflight(self, context: AgentContext) -> None:  # noqa: B027 - optional hook
+        """Raise a :class:`UserError` when this agent, as configured, cannot play an episode that starts with
+        ``context`` (a preset made for another suite, a mode the suite has no syntax for). A run calls it on its
+        first episode's context before any episode, so the mistake stops the run instead of ending every episode;
+        it must not call a model, start a process or hold anything :meth:`close` would have to release."""
+
     @abstractmethod
     def act(self, history: Sequence[Turn]) -> AgentDecision:
         """Return the next decision given every turn so far."""

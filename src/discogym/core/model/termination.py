@@ -15,7 +15,7 @@ class EndingKind(StrEnum):
     TASK = "task"  # the environment: the task reached its end (an answer submitted, the goal reached)
     AGENT = "agent"  # the agent chose to stop, or gave nothing usable to go on with
     LIMIT = "limit"  # a limit cut it short: steps, wall-clock time, tokens, dollars, turns, a context window
-    ERROR = "error"  # a bug of the environment or the agent stopped it
+    ERROR = "error"  # a bug of the environment or the agent, or a setting the run asked for, stopped it
     ABANDONED = "abandoned"  # its player or client left before the end
 
     @property
@@ -49,6 +49,7 @@ class Termination(StrEnum):
     # Stopped by an error.
     ENV_ERROR = "env_error"  # a bug of the environment (or of a scorer of its tools)
     AGENT_ERROR = "agent_error"  # a bug of the agent
+    CONFIG_ERROR = "config_error"  # a setting of the run refused as the episode started (a task, an option)
     # Left before the end.
     ABANDONED = "abandoned"  # a person or an outside client went away; the episode is scored as it stands
 
@@ -87,6 +88,7 @@ _KINDS: dict[Termination, EndingKind] = {
     ),
     Termination.ENV_ERROR: EndingKind.ERROR,
     Termination.AGENT_ERROR: EndingKind.ERROR,
+    Termination.CONFIG_ERROR: EndingKind.ERROR,
     Termination.ABANDONED: EndingKind.ABANDONED,
 }
 

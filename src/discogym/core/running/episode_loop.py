@@ -24,7 +24,7 @@ from discogym.core.model.episode import (
     StepTiming,
     SubSession,
 )
-from discogym.core.model.errors import InfrastructureError, ToolError
+from discogym.core.model.errors import InfrastructureError, ToolError, UserError
 from discogym.core.model.jsonsafe import json_safe
 from discogym.core.model.seeding import derive_seed
 from discogym.core.model.suite import Suite
@@ -109,9 +109,11 @@ class _Driver:
     # Blame
 
     @contextmanager
-    def blame(self, termination: Termination) -> Iterator[None]:
+    def blame(self, termination: Termination, *, starting: bool = False) -> Iterator[None]:
         """Record an exception in the block as a bug of the environment or agent, and stop the episode
-        (:class:`EpisodeStopped`). Infrastructure faults pass through: the episode is then abandoned."""
+        (:class:`EpisodeStopped`). Infrastructure faults pass through: the episode is then abandoned. While
+        ``starting``, a :class:`UserError` (a task, an option or a key the environment or agent refuses) is the
+        run's configuration error, not a bug of either."""
         try:
             yield
         except InfrastructureError:
@@ -119,7 +121,8 @@ class _Driver:
         except _Blamed as err:
             self._fail(err.termination, err.__cause__ or err, str(err))
         except Exception as err:
-            self._fail(termination, err)
+            refused = starting and isinstance(err, UserError)
+            self._fail(Termination.CONFIG_ERROR if refused else termination, err)
 
     def _fail(self, termination: Termination, err: BaseException, description: str | None = None) -> None:
         self.termination = termination
@@ -339,7 +342,7 @@ class EpisodeRecorder(_Driver):
 
     def open(self) -> Env:
         """Make the environment and read its brief and tools."""
-        with self.blame(Termination.ENV_ERROR):
+        with self.blame(Termination.ENV_ERROR, starting=True):
             self.env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
             if self.planned.carried is not None:
                 self.env.continue_from(self.planned.carried)
@@ -348,7 +351,7 @@ class EpisodeRecorder(_Driver):
 
     def make_agent(self, agent: Agent | None = None) -> Agent:
         """The episode's agent (``agent``, or the one the plan names), its settings recorded."""
-        with self.blame(Termination.AGENT_ERROR):
+        with self.blame(Termination.AGENT_ERROR, starting=True):
             if agent is None:
                 agent = make_agent(self.suite, self.planned.agent)
             self.agent_settings = json_safe(dict(agent.settings()))
@@ -360,7 +363,7 @@ class EpisodeRecorder(_Driver):
         if self.planned.agent.name in self.suite.reference_agents():
             with self.blame(Termination.ENV_ERROR):
                 context.hints = json_safe(dict(self.suite.solver_hints(self.planned.task)))
-        with self.blame(Termination.AGENT_ERROR):
+        with self.blame(Termination.AGENT_ERROR, starting=True):
             agent.start(context)
         return agent
 
@@ -613,6 +616,35 @@ def storable(episode: Episode) -> Episode:
 
 def _not_scored() -> Score:
     return Score(error="not scored: the episode ended with an error")
+
+
+def preflight(suite: Suite, planned: list[PlannedEpisode]) -> None:
+    """Raise a :class:`UserError` for a setting the first episode of each (agent, condition) would refuse as it
+    starts: an environment that refuses the task or condition, an agent that refuses the suite or its options
+    (:meth:`Agent.preflight`). No agent acts, no model is called and nothing is written; any other failure is
+    left to the episode, which records it as the environment's or agent's error."""
+    firsts: dict[tuple[str, str], PlannedEpisode] = {}
+    for item in planned:
+        firsts.setdefault((item.agent.model_dump_json(), item.condition.name), item)
+    for item in firsts.values():
+        recorder = EpisodeRecorder(suite, item)
+        try:
+            recorder.open()
+            agent = make_agent(suite, item.agent)
+            try:
+                agent.preflight(recorder.context())
+            finally:
+                with suppress(Exception):
+                    agent.close()
+        except EpisodeStopped as stopped:
+            if recorder.termination is Termination.CONFIG_ERROR:
+                raise UserError(f"task {item.task.id}, condition {item.condition.name}: {stopped.__cause__}") from None
+        except UserError:
+            raise
+        except Exception:  # a bug or a fault here is the episode's to record, as it plays
+            pass
+        finally:
+            recorder.abandon()
 
 
 def play_episode(

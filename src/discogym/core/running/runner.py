@@ -10,11 +10,12 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from discogym.core.model.episode import EpisodeKey
+from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
 from discogym.core.model.suite import Suite
+from discogym.core.model.termination import EndingKind
 from discogym.core.running.crosscheck import made_as_planned
-from discogym.core.running.episode_loop import PlannedEpisode
+from discogym.core.running.episode_loop import PlannedEpisode, preflight
 from discogym.core.running.executors import EpisodeSummary, Executor, Played, RunListener, executor_for
 from discogym.core.running.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
 from discogym.core.running.storage import RunDir, UnwritableRun, atomic_write
@@ -40,6 +41,7 @@ class RunSummary:
     skipped: int = 0
     written: int = 0
     errors: int = 0
+    retried: int = 0  # episodes that had ended in an error, set aside and played again
     faults: dict[str, str] = field(default_factory=dict)
     scores: list[float] = field(default_factory=list)
 
@@ -52,7 +54,11 @@ class RunSummary:
 class Runner:
     """Plays the episodes of a run that have no file yet, with ``executor``; without one, in this process for
     one worker or in ``workers`` worker processes, each process playing up to ``concurrency`` episodes at once
-    in threads (for agents that spend their time waiting on a model)."""
+    in threads (for agents that spend their time waiting on a model).
+
+    An episode whose file says it ended in an error (:attr:`EndingKind.ERROR`: the environment's, the harness's
+    or the run's configuration, never the agent's own choice) is played again, its file set aside in
+    ``retried/``; ``keep_errors`` keeps it as it is."""
 
     def __init__(
         self,
@@ -65,6 +71,7 @@ class Runner:
         retries: int = 0,
         listener: RunListener | None = None,
         executor: Executor | None = None,
+        keep_errors: bool = False,
     ) -> None:
         if workers < 1:
             raise UserError("--workers must be at least 1")
@@ -77,6 +84,7 @@ class Runner:
         self.run_dir = RunDir(out)
         self.executor = executor or executor_for(workers, concurrency)
         self.retries = retries
+        self.keep_errors = keep_errors
         self.listener = listener or RunListener()
         self.interrupted = False
         self._queue: deque[PlannedEpisode] = deque()
@@ -101,6 +109,7 @@ class Runner:
         """Play every planned episode that is not finished yet; return what happened. The run directory is
         locked meanwhile: another run into it is refused (:class:`~discogym.core.running.storage.RunInUse`)."""
         planned = plan_episodes(self.suite, self.config)
+        preflight(self.suite, planned)
         self.run_dir.prepare()
         with self.run_dir.locked():
             return self._resume(planned)
@@ -116,6 +125,10 @@ class Runner:
         finished_keys: set[EpisodeKey] = set()
         for item in planned:
             episode = self.run_dir.read_episode(item.key)
+            if episode is not None and self._plays_again(episode):
+                self.run_dir.set_aside(item.key)
+                summary.retried += 1
+                episode = None
             if episode is None or not made_as_planned(episode, item):  # a copy from another run is played again
                 if item.after is None or item.after in finished_keys:
                     self._enqueue(item)
@@ -141,6 +154,9 @@ class Runner:
             self.run_dir.remove_temporary_files()
             self.listener.close()
         return summary
+
+    def _plays_again(self, episode: Episode) -> bool:
+        return not self.keep_errors and episode.outcome.termination.kind is EndingKind.ERROR
 
     def _play(self, summary: RunSummary) -> None:
         """Hand the queue to the executor; record what it reports, re-queue faults to retry, and stop at

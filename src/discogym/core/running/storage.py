@@ -3,6 +3,7 @@
 import errno
 import fcntl
 import gc
+import glob
 import hashlib
 import json
 import os
@@ -23,6 +24,8 @@ from discogym.core.model.errors import InfrastructureError, UserError
 RUN_FILE = "run.json"
 EPISODES_DIR = "episodes"
 RUNTIME_DIR = "runtime"
+RETRIED_DIR = "retried"  # episodes that ended in an error, set aside when a resume plays them again
+RETRIED_RUNTIME = ".runtime.json"  # how a set-aside runtime sidecar's name ends
 TEMP_SUFFIX = ".tmp"
 TEMPORARY_NAME = re.compile(r"\..+\.json\.\d+\.tmp")  # what atomic_write leaves when killed mid-write
 LOCK_FILE = ".lock"
@@ -246,6 +249,31 @@ class RunDir:
             yield
         finally:
             os.close(fd)  # closing the only descriptor releases the lock
+
+    @property
+    def retried_dir(self) -> Path:
+        """Where :meth:`set_aside` keeps the files of episodes played again after an error."""
+        return self.root / RETRIED_DIR
+
+    def set_aside(self, key: EpisodeKey) -> Path:
+        """Move the episode's file (and its runtime sidecar) into ``retried/`` as ``STEM.N.json``, N counting the
+        earlier tries from 1, so that the episode is played again; returns where the episode file went."""
+        stem = key.file_stem()
+        self.retried_dir.mkdir(exist_ok=True)
+        earlier = self.retried_dir.glob(f"{glob.escape(stem)}.*.json")
+        tries = 1 + sum(1 for path in earlier if not path.name.endswith(RETRIED_RUNTIME))
+        target = self.retried_dir / f"{stem}.{tries}.json"
+        runtime = self.runtime_path(key)
+        if runtime.exists():
+            os.replace(runtime, self.retried_dir / f"{stem}.{tries}{RETRIED_RUNTIME}")
+        os.replace(self.episode_path(key), target)
+        return target
+
+    def retried_count(self) -> int:
+        """How many episode files were set aside to be played again (:meth:`set_aside`)."""
+        if not self.retried_dir.is_dir():
+            return 0
+        return sum(1 for path in self.retried_dir.glob("*.json") if not path.name.endswith(RETRIED_RUNTIME))
 
     def has_episode(self, key: EpisodeKey) -> bool:
         """True when the episode with this key is finished (its file exists)."""

@@ -7,8 +7,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from discogym.core.model.termination import Termination
+from discogym.core.model.termination import EndingKind, Termination
 from discogym.interfaces.web.study import STUDY_FILE, Study, load_study_file
+
+_ERROR_ENDINGS = {ending.value for ending in Termination if ending.kind is EndingKind.ERROR}
 
 
 def is_study_folder(folder: Path) -> bool:
@@ -61,6 +63,6 @@ def _kind(game: Any) -> str:
     """How a played game counts toward its baseline: counted, abandoned (left out), or other (an error)."""
     if game.ending == Termination.ABANDONED.value:
         return "abandoned"
-    if game.ending in (Termination.ENV_ERROR.value, Termination.AGENT_ERROR.value):
+    if game.ending in _ERROR_ENDINGS:
         return "other"
     return "counted"
