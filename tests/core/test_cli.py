@@ -150,7 +150,10 @@ def test_ctrl_c_while_workers_start_stops_cleanly(tmp_path):
     [
         (["run", "nope"], "error: unknown suite 'nope'; known suites: autumn, crafting, petri, redstone, toy"),
         (["run", "toy", "--agent", "oracle"], "error: unknown agent 'oracle' for suite 'toy'"),
-        (["run", "toy", "--agent-opt", "novalue"], "error: --agent-opt takes KEY=VALUE or SUITE:KEY=VALUE, got 'novalue'"),
+        (
+            ["run", "toy", "--agent-opt", "novalue"],
+            "error: --agent-opt takes KEY=VALUE or SUITE:KEY=VALUE, got 'novalue'",
+        ),
         (["run", "toy", "--task", "dev-99"], "error: split 'dev' of suite 'toy' has no task 'dev-99'"),
         (["run", "toy", "--split", "huge"], "error: toy has no split 'huge'"),
         (["run", "toy", "--agent", "replay"], "error: agent 'replay' needs --agent-opt transcript=..."),

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from discogym.core import AgentContext, AgentOptions, Episode, UserError, get_suite
-from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.model.termination import EndingKind
+from discogym.core.model.tools import UNREADABLE_TOOL
 from discogym.core.running.episode_loop import play_episode
 from discogym.core.running.runner import RunConfig, Runner, plan_episodes
 from discogym.llm.agent import llm_settings, make_llm_agent

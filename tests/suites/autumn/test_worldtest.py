@@ -156,7 +156,11 @@ def test_a_model_plays_with_the_text_syntax(tmp_path, monkeypatch):
     suite = get_suite("autumn")
     with FakeEndpoint() as fake:
         fake.script.extend([Say("I will try the arrows.\nleft"), Say("hmm"), Say("test"), Say("answer 2")])
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm",
+            model=f"openai-compatible/fake@{fake.url}",
+            options={"mode": "suite", "context_window": "128000"},
+        )
         Runner(suite, RunConfig.for_suite(suite, [agent], split="mfp", tasks=[task_id("ball", "mfp")]), tmp_path).run()
         texts = conversation_texts(fake.requests[-1].body)
     assert "frame N | answer K" in texts[0]  # the syntax is the system prompt

@@ -73,7 +73,11 @@ def test_a_model_gets_the_picture_and_the_reading(tmp_path, monkeypatch) -> None
     task = suite.tasks("test")[0]
     with FakeEndpoint() as fake:
         fake.script.extend([Say("impossible: I give up")])
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm",
+            model=f"openai-compatible/fake@{fake.url}",
+            options={"mode": "suite", "context_window": "128000"},
+        )
         _run(tmp_path, agent, "image+perception-medium", [task.id])
         body = fake.requests[-1].body
     texts = conversation_texts(body)

@@ -79,7 +79,11 @@ def test_a_model_plays_in_plancrafts_syntax_with_its_prompt(tmp_path, monkeypatc
                 Say("impossible: I give up"),
             ]
         )
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm",
+            model=f"openai-compatible/fake@{fake.url}",
+            options={"mode": "suite", "context_window": "128000"},
+        )
         Runner(suite, RunConfig.for_suite(suite, [agent], split="test", tasks=[task.id]), tmp_path).run()
         texts = conversation_texts(fake.requests[-1].body)
     assert texts[0].startswith("You are crafting in Minecraft") and "`impossible: <reason>`" in texts[0]

@@ -127,7 +127,11 @@ def test_a_model_reads_the_wiki_through_its_search(tmp_path, monkeypatch):
     task = suite.tasks("test.small")[0]
     with FakeEndpoint() as fake:
         fake.script.extend([Say("search: iron_ingot"), Say("impossible: I give up")])
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "suite", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm",
+            model=f"openai-compatible/fake@{fake.url}",
+            options={"mode": "suite", "context_window": "128000"},
+        )
         config = RunConfig.for_suite(suite, [agent], split="test.small", tasks=[task.id], conditions=["wiki"])
         Runner(suite, config, tmp_path).run()
         texts = conversation_texts(fake.requests[-1].body)

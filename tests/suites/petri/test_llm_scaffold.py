@@ -21,7 +21,9 @@ def test_a_model_plays_a_petri_task_through_the_text_protocol_with_the_papers_sc
                 Say(json.dumps({"tool": "submit", "args": {"parameter": second, "direction": "up"}})),
             ]
         )
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text", "context_window": "128000"}
+        )
         Runner(suite, RunConfig.for_suite(suite, [agent], split="pilot-v0", tasks=[task.id]), tmp_path).run()
         system, brief = conversation_texts(fake.requests[0].body)[:2]
     assert system.startswith(SYSTEM_PROMPT) and '"tool": "<tool name>"' in system
@@ -47,7 +49,9 @@ def test_a_model_plays_a_blind_metric_world_and_its_score_recomputes_from_the_fi
                 Say(json.dumps({"tool": "submit", "args": answer})),
             ]
         )
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text", "context_window": "128000"}
+        )
         Runner(suite, RunConfig.for_suite(suite, [agent], split="blind-v1", tasks=[task.id]), tmp_path).run()
         texts = [text for request in fake.requests for text in conversation_texts(request.body)]
     assert "target metric: not named" in texts[1] and task.params["target"] is None
@@ -73,7 +77,9 @@ def test_a_model_locates_a_phase_boundary_and_its_score_recomputes_from_the_file
                 Say(json.dumps({"tool": "submit", "args": {"boundary": value + 2 * tolerance}})),
             ]
         )
-        agent = AgentOptions(name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm", model=f"openai-compatible/fake@{fake.url}", options={"mode": "text", "context_window": "128000"}
+        )
         Runner(suite, RunConfig.for_suite(suite, [agent], split="l4-v1", tasks=[task.id]), tmp_path).run()
         texts = [text for request in fake.requests for text in conversation_texts(request.body)]
     assert f"scan parameter: {name}" in texts[1] and "undisclosed" in texts[1]

@@ -70,7 +70,9 @@ def played(tmp_path, tmp_path_factory, monkeypatch) -> Iterator[tuple[Episode, F
     monkeypatch.setenv("DISCOGYM_PRICES", str(prices))
     with FakeEndpoint() as fake:
         fake.script.extend(engineer)
-        agent = AgentOptions(name="llm", model=model_for(fake), options={"retries": "1", "timeout_s": "5", "context_window": "128000"})
+        agent = AgentOptions(
+            name="llm", model=model_for(fake), options={"retries": "1", "timeout_s": "5", "context_window": "128000"}
+        )
         config = RunConfig.for_suite(suite, [agent], split="official", tasks=[TASK], conditions=["scientist"])
         summary = Runner(suite, config, tmp_path).run()
         assert summary.faults == {}
