@@ -7,7 +7,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import typer
@@ -16,6 +16,7 @@ from typer import _click
 from typer.core import TyperGroup
 
 from discogym.interfaces.cli import app
+from discogym.interfaces.suite_commands import SuiteCommandsGroup, plain_help
 from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, run_discogym, wait_for_episodes
 
 SLOW_RUN = [
@@ -304,6 +305,31 @@ def test_help_is_plain_for_every_command(capsys, monkeypatch):
     root.main(args=["run", "--help"], prog_name="discogym", standalone_mode=False)
     shown = capsys.readouterr().out
     assert re.search(r"--seed +N \[at least 0\]", shown) and re.search(r"--out +PATH", shown)
+    assert "pip install 'discogym[ray]'" in shown  # rich markup once ate the [ray]
+
+
+def test_help_texts_are_shown_as_written_not_as_markup(capsys, monkeypatch):
+    monkeypatch.setattr(typer.rich_utils, "MAX_WIDTH", 1000)
+    tool = typer.Typer(cls=SuiteCommandsGroup)
+
+    @tool.command()
+    def build(
+        name: Annotated[str, typer.Argument(help="A name like [bold] or x[/b]y.")],
+        extra: Annotated[str, typer.Option(help="Needs pip install 'discogym[web]'.")] = "",
+    ) -> None:
+        """Build it: pip install 'discogym[plots]'."""
+
+    @tool.command()
+    def other() -> None:
+        """The second command, so that the group keeps its sub-commands."""
+
+    root = typer.main.get_command(tool)
+    plain_help(root)  # marking twice escapes once
+    root.main(args=["build", "--help"], prog_name="tool", standalone_mode=False)
+    shown = capsys.readouterr().out
+    for text in ("'discogym[plots]'", "[bold] or x[/b]y", "'discogym[web]'"):
+        assert text in shown, text
+    assert "\\[" not in shown
 
 
 def test_an_out_path_with_markup_is_printed_as_it_is(run_cli, tmp_path):
