@@ -12,10 +12,11 @@ from typing import Annotated, Any
 import pytest
 import typer
 import typer.rich_utils
+from rich.console import Console
 from typer import _click
 from typer.core import TyperGroup
 
-from discogym.interfaces.cli import app
+from discogym.interfaces.cli import app, suite_document, suites_table
 from discogym.interfaces.suite_commands import SuiteCommandsGroup, plain_help
 from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, run_discogym, wait_for_episodes
 
@@ -278,6 +279,23 @@ def test_tables_are_whole_when_stdout_is_not_a_terminal(run_cli):
     assert "…" not in listed.stdout  # Rich cut cells at 80 columns when piped
     assert "test.small.easy" in listed.stdout
     assert "find which hidden simulation parameter changed, by controlled experiments with statistics" in listed.stdout
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120, 250])
+def test_list_never_cuts_a_name_a_person_types(width):
+    import discogym.core.running.generic_agents  # noqa: F401 - the generic agents, as `discogym list` has them
+    from discogym.core import all_suites
+
+    docs = [suite_document(suite) for suite in all_suites()]
+    console = Console(width=width, record=True, markup=False)
+    console.print(suites_table(docs, width))
+    shown = console.export_text()
+    assert "…" not in shown and max(len(line) for line in shown.splitlines()) <= width
+    names = {doc["name"] for doc in docs} | {"image+perception", "image+perception-medium", "hint+scientist-summary"}
+    for doc in docs:
+        names |= {*doc["aliases"], *doc["splits"], *doc["conditions"], *doc["agents"]}
+    for name in names:  # whole, not the start of a longer name nor cut at the line's end
+        assert re.search(rf"(?<![\w+.-]){re.escape(name)}(?![\w+.-])", shown), (width, name)
 
 
 def command_paths(command: Any, context: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
