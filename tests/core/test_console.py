@@ -41,6 +41,22 @@ def test_the_progress_bar_shows_outside_text_as_it_is(description, task, agent, 
     assert f"fault {task} ({agent}, repeat 0): {message}; {action}\n" in shown.getvalue()
 
 
+def test_the_progress_bar_says_the_time_left_at_this_run_s_pace():
+    shown, now = io.StringIO(), [1000.0]
+    bar = ProgressBar("toy", Console(file=shown, width=200), clock=lambda: now[0])
+    done = EpisodeSummary(key=key("t", "a"), status="ok", score=1.0, usage=Usage())
+    bar.started(10, [done, done])  # two resumed from an earlier run: no time spent on them here
+    assert bar.task is not None
+    column = bar.progress.columns[-1]
+    assert str(column(bar.progress.tasks[0])) == "-:--:-- left"  # nothing played yet: no pace
+    now[0] += 60
+    bar.finished(done)
+    bar.finished(done)  # 2 played in 60 s: the 6 left take 3 minutes
+    assert str(column(bar.progress.tasks[0])) == "0:03:00 left"
+    bar.close()
+    assert "0:03:00 left" in shown.getvalue()
+
+
 @given(faults=st.dictionaries(OUTSIDE, OUTSIDE, min_size=1, max_size=3))
 def test_the_run_summary_shows_fault_messages_as_they_are(faults):
     shown = io.StringIO()
