@@ -63,7 +63,7 @@ class ProgressBar(RunListener):
             TimeLeftColumn(),
             console=self.console,
             transient=False,
-            **({} if clock is None else {"get_time": clock}),
+            get_time=clock,
         )
         self.task: TaskID | None = None
         self.scores: list[float] = []
