@@ -7,15 +7,17 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import typer
 import typer.rich_utils
+from rich.console import Console
 from typer import _click
 from typer.core import TyperGroup
 
-from discogym.interfaces.cli import app
+from discogym.interfaces.cli import app, suite_document, suites_table
+from discogym.interfaces.suite_commands import SuiteCommandsGroup, plain_help
 from tests.conftest import REPO, cli_environment, discogym_command, group_is_gone, run_discogym, wait_for_episodes
 
 SLOW_RUN = [
@@ -283,6 +285,23 @@ def test_tables_are_whole_when_stdout_is_not_a_terminal(run_cli):
     assert "find which hidden simulation parameter changed, by controlled experiments with statistics" in listed.stdout
 
 
+@pytest.mark.parametrize("width", [60, 80, 100, 120, 250])
+def test_list_never_cuts_a_name_a_person_types(width):
+    import discogym.core.running.generic_agents  # noqa: F401 - the generic agents, as `discogym list` has them
+    from discogym.core import all_suites
+
+    docs = [suite_document(suite) for suite in all_suites()]
+    console = Console(width=width, record=True, markup=False)
+    console.print(suites_table(docs, width))
+    shown = console.export_text()
+    assert "…" not in shown and max(len(line) for line in shown.splitlines()) <= width
+    names = {doc["name"] for doc in docs} | {"image+perception", "image+perception-medium", "hint+scientist-summary"}
+    for doc in docs:
+        names |= {*doc["aliases"], *doc["splits"], *doc["conditions"], *doc["agents"]}
+    for name in names:  # whole, not the start of a longer name nor cut at the line's end
+        assert re.search(rf"(?<![\w+.-]){re.escape(name)}(?![\w+.-])", shown), (width, name)
+
+
 def command_paths(command: Any, context: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     """Every command under ``command`` as its argv path, the suites' own commands loaded."""
     paths = [path]
@@ -308,6 +327,31 @@ def test_help_is_plain_for_every_command(capsys, monkeypatch):
     root.main(args=["run", "--help"], prog_name="discogym", standalone_mode=False)
     shown = capsys.readouterr().out
     assert re.search(r"--seed +N \[at least 0\]", shown) and re.search(r"--out +PATH", shown)
+    assert "pip install 'discogym[ray]'" in shown  # rich markup once ate the [ray]
+
+
+def test_help_texts_are_shown_as_written_not_as_markup(capsys, monkeypatch):
+    monkeypatch.setattr(typer.rich_utils, "MAX_WIDTH", 1000)
+    tool = typer.Typer(cls=SuiteCommandsGroup)
+
+    @tool.command()
+    def build(
+        name: Annotated[str, typer.Argument(help="A name like [bold] or x[/b]y.")],
+        extra: Annotated[str, typer.Option(help="Needs pip install 'discogym[web]'.")] = "",
+    ) -> None:
+        """Build it: pip install 'discogym[plots]'."""
+
+    @tool.command()
+    def other() -> None:
+        """The second command, so that the group keeps its sub-commands."""
+
+    root = typer.main.get_command(tool)
+    plain_help(root)  # marking twice escapes once
+    root.main(args=["build", "--help"], prog_name="tool", standalone_mode=False)
+    shown = capsys.readouterr().out
+    for text in ("'discogym[plots]'", "[bold] or x[/b]y", "'discogym[web]'"):
+        assert text in shown, text
+    assert "\\[" not in shown
 
 
 def test_an_out_path_with_markup_is_printed_as_it_is(run_cli, tmp_path):

@@ -16,7 +16,7 @@ from discogym.core.running.executors import EpisodeSummary
 from discogym.core.running.runner import RunSummary
 from discogym.core.terminal.console import fail, plural
 from discogym.interfaces.cli import report_incomplete
-from discogym.interfaces.progress import ProgressBar
+from discogym.interfaces.progress import ProgressBar, TimeLeftColumn
 
 # Rich turns control characters (tabs, escapes) into something else; every other character must come out as given.
 TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=40)
@@ -39,6 +39,23 @@ def test_the_progress_bar_shows_outside_text_as_it_is(description, task, agent, 
     bar.close()
     action = "retrying" if will_retry else "left for the next run"
     assert f"fault {task} ({agent}, repeat 0): {message}; {action}\n" in shown.getvalue()
+
+
+def test_the_progress_bar_says_the_time_left_at_this_run_s_pace():
+    shown, now = io.StringIO(), [1000.0]
+    bar = ProgressBar("toy", Console(file=shown, width=200), clock=lambda: now[0])
+    done = EpisodeSummary(key=key("t", "a"), status="ok", score=1.0, usage=Usage())
+    bar.started(10, [done, done])  # two resumed from an earlier run: no time spent on them here
+    assert bar.task is not None
+    column = bar.progress.columns[-1]
+    assert isinstance(column, TimeLeftColumn)
+    assert column.render(bar.progress.tasks[0]).plain == "-:--:-- left"  # nothing played yet: no pace
+    now[0] += 60
+    bar.finished(done)
+    bar.finished(done)  # 2 played in 60 s: the 6 left take 3 minutes
+    assert column.render(bar.progress.tasks[0]).plain == "0:03:00 left"
+    bar.close()
+    assert "0:03:00 left" in shown.getvalue()
 
 
 @given(faults=st.dictionaries(OUTSIDE, OUTSIDE, min_size=1, max_size=3))

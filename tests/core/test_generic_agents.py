@@ -130,6 +130,18 @@ def test_a_human_without_a_suite_syntax_types_tool_and_json_arguments():
     assert agent.act([]).message == "the player quit"
 
 
+def test_the_task_is_repeated_in_one_line_above_every_prompt():
+    env = suite.make_env(suite.tasks("dev")[0], suite.condition("plain"), seed=1)
+    agent, shown = scripted_human(["", "probe 4"])
+    long_brief = "Find the hidden digit " + "by probing " * 20 + "\nSecond line."
+    agent.start(AgentContext(brief=long_brief, tools=env.tool_specs(), seed=0))
+    start = len(shown)
+    agent.act([])
+    prompts = [line for line in shown[start:] if line.startswith("task: ")]
+    assert len(prompts) == 2  # before the first prompt, and again after the empty line's help
+    assert prompts[0] == "task: " + long_brief[:71] + "…" and len(prompts[0]) == 78
+
+
 def agents_of(*options: AgentOptions) -> list[tuple[str, dict[str, str]]]:
     return [(agent.name, agent.options) for agent in RunConfig.for_suite(suite, options).agents]
 

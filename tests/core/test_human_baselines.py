@@ -78,5 +78,6 @@ def test_people_whose_first_game_was_abandoned_or_empty_are_left_out_and_counted
     episodes = list(RunDir(tmp_path).iter_episodes())
     table = human_baseline_table(episodes, lambda _: 50.0, min_people=1)
     assert table is not None and table.columns[-2:] == ["left out: abandoned", "left out: empty"]
+    assert "given when at least 1 person played it" in table.notes[0]
     (human,) = table.rows
     assert human[5:] == [3, 2 / 3, 50.0, 1.0, None, 1, 1]

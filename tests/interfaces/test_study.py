@@ -170,6 +170,15 @@ def test_the_researchers_dashboard_shows_progress_completion_and_exclusions(toy_
         assert elsewhere.get("/study")[0] == 404  # not a study's folder
 
 
+def test_the_dashboard_counts_one_person_in_the_singular(tmp_path):
+    with study_server(write_study(tmp_path, people_per_task=1), tmp_path / "study") as (root, _study):
+        Participant(root).enter("5f0c1aa1c3")
+    with serving(tmp_path / "study") as researcher:
+        status, page = researcher.get("/study")
+    assert status == 200 and "1 participant, 0 finished" in page
+    assert "Each participant plays 2 games; each game needs 1 person." in page
+
+
 def test_a_participant_reaches_nothing_but_their_own_pages(toy_study):
     root, _study = toy_study
     person, other = Participant(root), Participant(root)

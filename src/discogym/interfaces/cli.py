@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 from rich.text import Text
 from typer.exceptions import TyperException
 
@@ -112,7 +112,8 @@ def models_command(as_json: JsonOption = False) -> None:
     if as_json:
         print_json({"models": [f.model_dump() for f in facts]})
         return
-    table = Table("model", "paper", "context", "max output", "input", "output", "cache write", "cache read", "key")
+    headers = ("paper", "context", "max output", "input", "output", "cache write", "cache read", "key")
+    table = Table(Column("model", no_wrap=True), *headers)
     for fact in facts:
         price = fact.price
         rates = [price.input, price.output, price.cache_write, price.cache_read] if price else [None] * 4
@@ -145,20 +146,70 @@ def _list_suites(as_json: bool) -> None:
         return
     if not suites:
         stdout.print("No suites are registered.")
-    table = Table("suite", "aliases", "splits", "conditions", "agents", "description")
-    for suite in suites:
-        doc = suite_document(suite)
-        table.add_row(
+    else:
+        stdout.print(suites_table([suite_document(s) for s in suites], stdout.width))
+    stdout.print("Agents for every suite: " + "; ".join(f"{a['name']} ({a['description']})" for a in agents))
+
+
+NAME_HEADERS = ("suite", "aliases", "splits", "conditions", "agents")
+DESCRIPTION_MIN_WIDTH = 20  # narrower than this, each suite is a block of its own instead of a table row
+
+
+def suites_table(docs: list[dict[str, Any]], width: int) -> Table:
+    """The suites as one table whose columns of names (suites, aliases, splits, conditions, agents: things a
+    person types) wrap between names and never cut one, beside a description that wraps in the room left. When
+    the names leave the description less than DESCRIPTION_MIN_WIDTH columns, one two-column block per suite."""
+    rows = [
+        [
             doc["name"],
             ", ".join(doc["aliases"]),
             splits_cell(doc),
             ", ".join(doc["conditions"]),
             ", ".join(doc["agents"]),
-            doc["description"],
-        )
-    if suites:
-        stdout.print(table)
-    stdout.print("Agents for every suite: " + "; ".join(f"{a['name']} ({a['description']})" for a in agents))
+        ]
+        for doc in docs
+    ]
+    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(NAME_HEADERS)]
+    descriptions = ["description", *(doc["description"] for doc in docs)]
+    least = [longest_word(cells) for cells in columns] + [DESCRIPTION_MIN_WIDTH]
+    border = 3 * len(least) + 1  # a rule and a space either side of each cell
+    widths = shared_widths([*columns, descriptions], least, width - border)
+    if widths is not None:
+        headers = [*NAME_HEADERS, "description"]
+        table = Table(*(Column(header, width=w, overflow="fold") for header, w in zip(headers, widths, strict=True)))
+        for row, doc in zip(rows, docs, strict=True):
+            table.add_row(*row, doc["description"])
+        return table
+    blocks = Table("suite", "about", show_lines=True)
+    for row, doc in zip(rows, docs, strict=True):
+        facts = Table.grid(padding=(0, 1))
+        facts.add_column(no_wrap=True)
+        facts.add_column(min_width=longest_word(row[1:]))
+        for header, cell in zip(NAME_HEADERS[1:], row[1:], strict=True):
+            facts.add_row(header, cell)
+        facts.add_row("", doc["description"])
+        blocks.add_row(Text(doc["name"], no_wrap=True), facts)
+    return blocks
+
+
+def longest_word(cells: list[str]) -> int:
+    """The widest space-separated word of ``cells``: a column of names narrower than this cuts a name."""
+    return max((len(word) for cell in cells for word in cell.split()), default=1)
+
+
+def shared_widths(columns: list[list[str]], least: list[int], room: int) -> list[int] | None:
+    """A width for each column within ``room`` characters: each at least its ``least``, the room left shared out
+    a character at a time to the columns whose widest cell would still wrap; None if the least do not fit."""
+    if sum(least) > room:
+        return None
+    widths, wanted = list(least), [max(len(cell) for cell in cells) for cells in columns]
+    spare = room - sum(widths)
+    while spare > 0 and any(w < most for w, most in zip(widths, wanted, strict=True)):
+        for i, most in enumerate(wanted):
+            if spare > 0 and widths[i] < most:
+                widths[i] += 1
+                spare -= 1
+    return widths
 
 
 def _list_tasks(suite: "Suite", split: str | None, as_json: bool) -> None:
@@ -173,7 +224,8 @@ def _list_tasks(suite: "Suite", split: str | None, as_json: bool) -> None:
             }
         )
         return
-    table = Table("task", "brief", title=f"{suite.name} / {chosen}: {plural(len(tasks), 'task')}")
+    title = f"{suite.name} / {chosen}: {plural(len(tasks), 'task')}"
+    table = Table(Column("task", no_wrap=True), "brief", title=title)  # an id is typed: never cut
     for task in tasks:
         table.add_row(task.id, task.brief.strip().splitlines()[0] if task.brief.strip() else "")
     stdout.print(table)

@@ -8,7 +8,8 @@ command is invoked: ``discogym petri verify`` imports petri's commands and nothi
 with one line.
 
 Every command's help is plain: an option's value is named (``--seed N``, ``--out PATH``) rather than typed
-(``<int range>``), and a range is said in words only when its bounds are ones a person would type.
+(``<int range>``), a range is said in words only when its bounds are ones a person would type, and help texts
+are shown as written, never read as rich markup (``pip install 'discogym[ray]'`` keeps its ``[ray]``).
 """
 
 from enum import Enum
@@ -17,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 # typer vendors click; a command group's methods take and return the vendored click's types.
 from typer import _click
-from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.core import HAS_RICH, TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from discogym.core.model.plugins import PluginError, load_entry_point, plugin_points
 from discogym.core.terminal.console import fail
@@ -86,18 +88,30 @@ class PlainArgument(TyperArgument):
         return range_in_words(self.min, self.max)
 
 
+def literal(text: str | None) -> str | None:
+    """``text`` escaped so that typer's rich help shows it as written: typer reads help texts as rich markup,
+    where ``[ray]`` is a style tag and vanishes (with ``TYPER_USE_RICH=0`` it prints plain text: unchanged)."""
+    return escape(text) if text is not None and HAS_RICH else text
+
+
 def plain_help(command: _click.Command, parent: _click.Context | None = None) -> None:
     """Make the help of ``command`` and of every command under it plain (see the module's docstring).
 
     Each parameter's class becomes its plain subclass, which changes only how the help shows it; the help
-    option (which click makes on first use) is made here so that it is plain too.
+    option (which click makes on first use) is made here so that it is plain too. Help texts are escaped
+    once, as their parameter's class changes and as the command is first marked plain.
     """
     context = _click.Context(command, parent=parent, info_name=command.name)
+    if not getattr(command, "help_is_plain", False):
+        command.help, command.epilog = literal(command.help), literal(command.epilog)
+        command.help_is_plain = True  # type: ignore[attr-defined]
     for param in command.get_params(context):
         if type(param) is TyperOption:
             param.__class__ = PlainOption
+            param.help = literal(param.help)
         elif type(param) is TyperArgument:
             param.__class__ = PlainArgument
+            param.help = literal(param.help)
     subcommands: dict[str, Any] = getattr(command, "commands", {})
     for sub in subcommands.values():
         plain_help(sub, context)

@@ -20,7 +20,7 @@ from discogym.suites.crafting.suite import suite
 TITLES = [
     "crafting: overview",
     "crafting: success rate by difficulty and recipe type",
-    "crafting: plan length and action efficiency",
+    "crafting: plan length and extra actions",
     "crafting: impossible-task detection",
     "crafting: tool use per episode",
 ]
@@ -58,7 +58,7 @@ def row(table: ReportTable, agent: str, condition: str = "mst-se-i") -> dict[str
     return dict(zip(table.columns, matches[0], strict=True))
 
 
-def test_the_planner_succeeds_everywhere_with_zero_action_efficiency_and_perfect_impossible_f1(planner_episodes):
+def test_the_planner_succeeds_everywhere_with_zero_extra_actions_and_perfect_impossible_f1(planner_episodes):
     tables = tables_by_title(planner_episodes)
     impossible = sum(bool(e.task.ground_truth["impossible"]) for e in planner_episodes)
     assert 0 < impossible < len(planner_episodes)
@@ -72,7 +72,7 @@ def test_the_planner_succeeds_everywhere_with_zero_action_efficiency_and_perfect
     assert all(str(success[name]).startswith("1.000 (n=") for name in ("smelting", "shapeless", "shaped", "mixed"))
     plan = row(tables["plan"], "planner")
     assert plan["solved possible"] == 117 - impossible
-    assert plan["action efficiency"] == 0.0 and plan["actions"] == plan["planner actions"] > plan["planner recipes"]
+    assert plan["extra actions"] == 0.0 and plan["actions"] == plan["planner actions"] > plan["planner recipes"]
     detection = row(tables["impossible-task"], "planner")
     assert detection["impossible tasks"] == detection["declared"] == detection["true positives"] == impossible
     assert detection["precision"] == detection["recall"] == detection["F1"] == 1.0
@@ -121,8 +121,8 @@ def test_the_random_agents_numbers_match_a_hand_count_of_its_logs(random_episode
     assert plan["solved possible"] == len(solved) > 0
     assert plan["actions"] == pytest.approx(sum(map(hand_actions, solved)) / len(solved))
     assert plan["planner actions"] == pytest.approx(sum(planner_length[e.key.task] for e in solved) / len(solved))
-    efficiency = sum(hand_actions(e) - planner_length[e.key.task] for e in solved) / len(solved)
-    assert plan["action efficiency"] == pytest.approx(efficiency)
+    extra = sum(hand_actions(e) - planner_length[e.key.task] for e in solved) / len(solved)
+    assert plan["extra actions"] == pytest.approx(extra)
 
     truth = [bool(e.task.ground_truth["impossible"]) for e in episodes]
     declared = [e.outcome.termination == "declared_impossible" for e in episodes]
@@ -147,7 +147,7 @@ def test_the_random_agents_numbers_match_a_hand_count_of_its_logs(random_episode
     assert tools["no-effect"] == pytest.approx(no_effect / 20)
 
 
-def test_a_clumsy_transcript_shows_in_the_counts_and_the_action_efficiency(planner_episodes, tmp_path):
+def test_a_clumsy_transcript_shows_in_the_counts_and_the_extra_actions(planner_episodes, tmp_path):
     first = planner_episodes[0]  # TEST0487: smelt the coal ore in [I6], one action for the planner
     assert first.key.task == "TEST0487" and hand_actions(first) == 1
     calls = [
@@ -166,7 +166,7 @@ def test_a_clumsy_transcript_shows_in_the_counts_and_the_action_efficiency(plann
     agent = "replay[transcript=" + str(transcript) + "]"
     assert row(tables["plan"], agent) == {
         "agent": agent, "model": "-", "condition": "mst-se-i", "solved possible": 1, "actions": 2.0,
-        "planner actions": 1.0, "action efficiency": 1.0, "planner recipes": 1.0,
+        "planner actions": 1.0, "extra actions": 1.0, "planner recipes": 1.0,
     }  # fmt: skip
     tools = row(tables["tool"], agent)
     assert [tools[name] for name in ("steps", "think", "search", "impossible", "invalid", "no-effect")] == [
@@ -194,7 +194,7 @@ def test_error_episodes_are_counted_apart_and_never_crash(planner_episodes):
     ghost = {title: row(table, "ghost") for title, table in tables.items()}
     assert (ghost["overview"]["errors"], ghost["overview"]["success rate"]) == (1, None)
     assert ghost["success"]["all"] == ghost["success"]["easy"] == "- (n=0)"
-    assert ghost["plan"]["solved possible"] == 0 and ghost["plan"]["action efficiency"] is None
+    assert ghost["plan"]["solved possible"] == 0 and ghost["plan"]["extra actions"] is None
     assert ghost["impossible-task"]["F1"] is None and ghost["tool"]["think"] is None
     assert all(table_markdown(table) for table in tables.values())
 
@@ -221,6 +221,6 @@ def test_discogym_report_json_carries_the_crafting_tables(tmp_path):
     assert [title for title in tables if title.startswith("crafting: ")] == TITLES
     detection = tables["crafting: impossible-task detection"]
     assert detection["rows"] == [["planner", "-", "mst-se-i", 117, 20, 20, 20, 1.0, 1.0, 1.0]]
-    plan = dict(zip(tables["crafting: plan length and action efficiency"]["columns"],
-                    tables["crafting: plan length and action efficiency"]["rows"][0], strict=True))  # fmt: skip
-    assert plan["solved possible"] == 97 and plan["action efficiency"] == 0.0
+    plan = dict(zip(tables["crafting: plan length and extra actions"]["columns"],
+                    tables["crafting: plan length and extra actions"]["rows"][0], strict=True))  # fmt: skip
+    assert plan["solved possible"] == 97 and plan["extra actions"] == 0.0

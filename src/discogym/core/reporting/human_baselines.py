@@ -19,6 +19,7 @@ from discogym.core.model.episode import Episode
 from discogym.core.model.report_table import ReportTable
 from discogym.core.model.termination import Termination
 from discogym.core.reporting.report_tables import group_by, mean_score, scored_episodes
+from discogym.core.terminal.console import plural
 
 HUMAN = "human"
 DEFAULT_MIN_PEOPLE = 5
@@ -100,7 +101,8 @@ def human_baseline_table(
         rows=rows,
         notes=[
             f"human baseline: the suite's percentile of people's scores on the problem (one score per participant, "
-            f"their first episode), given when at least {min_people} people played it (report --min-people); "
+            f"their first episode), given when at least {plural(min_people, 'person', 'people')} played it "
+            "(report --min-people); "
             "vs baseline: an agent's mean score minus the baseline; left out: people whose first episode of the "
             "problem was abandoned (they left, or the server stopped) or empty (no action), not counted"
         ],

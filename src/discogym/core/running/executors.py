@@ -2,11 +2,15 @@
 
 The runner plans the episodes, skips the finished ones, and owns retries, faults, progress and interrupts;
 an executor only takes planned episodes, plays each, writes its file, and reports it as played or faulted.
-Four ship with discogym, chosen by ``--workers W`` and ``--concurrency N``: :class:`InProcessExecutor` (one
-episode at a time in the runner's process), :class:`ThreadedExecutor` (``N`` at a time in its threads),
-:class:`WorkerPoolExecutor` (``W`` spawned processes, one episode each) and :class:`ThreadedWorkerPoolExecutor`
-(``W`` spawned processes, ``N`` episodes each in threads). Another backend (Ray, agents run as outside programs)
-is another :class:`Executor`, with no change to the runner.
+Three ship with discogym, chosen by ``--workers W`` and ``--concurrency N``: :class:`InProcessExecutor` (one
+episode at a time in the runner's process), :class:`ThreadedExecutor` (``N`` at a time in its threads) and
+:class:`ThreadedWorkerPoolExecutor` (``W`` spawned processes, ``N`` episodes each in threads, one by default).
+Another backend (Ray, agents run as outside programs) is another :class:`Executor`, with no change to the runner.
+
+The worker processes talk to the runner through pipes only. concurrent.futures' process pool, used before, made
+five named semaphores (its queues' locks), which the runner unlinks when it ends; a runner killed with SIGKILL
+could not, and multiprocessing's resource tracker then cleaned them up and warned "There appear to be 5 leaked
+semaphore objects to clean up at shutdown". Pipes need no such cleanup, so a killed run leaves no warning.
 """
 
 import contextlib
@@ -22,8 +26,6 @@ import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Generator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_for_any
@@ -113,9 +115,7 @@ def written_meanwhile(run_dir: RunDir, planned: PlannedEpisode) -> Episode | Non
 
 
 def describe_fault(err: BaseException) -> str:
-    """How a fault reads in the run's summary: the error, or that a worker died."""
-    if isinstance(err, BrokenProcessPool):
-        return WORKER_DIED
+    """How a fault reads in the run's summary: the error's type and message."""
     if isinstance(err, InfrastructureError | OSError):
         return f"{type(err).__name__}: {err}"
     return f"unexpected {type(err).__name__}: {err}"
@@ -152,74 +152,6 @@ class InProcessExecutor(Executor):
                 yield Faulted(planned, describe_fault(err))
             else:
                 yield Played(planned, summary)
-
-
-class WorkerPoolExecutor(Executor):
-    """``workers`` episodes at a time in spawned worker processes.
-
-    No more episodes are in flight than there are workers, so a worker that dies takes down only the
-    episodes running beside it (each reported as faulted), and the pool is started afresh.
-    """
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-
-    def _new_pool(self, suite: Suite) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
-            initargs=(suite, os.getpid()),
-        )
-
-    def play(self, suite: Suite, root: Path, pending: deque[PlannedEpisode]) -> Generator[ExecutorReport, None, None]:
-        pool = self._new_pool(suite)
-        in_flight: dict[Future[EpisodeSummary], PlannedEpisode] = {}
-        try:
-            while pending or in_flight:
-                while pending and len(in_flight) < self.workers:
-                    planned = pending.popleft()
-                    in_flight[pool.submit(_play_in_worker, planned, root)] = planned
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                broken = False
-                for future in finished:
-                    planned = in_flight.pop(future)
-                    try:
-                        report: ExecutorReport = Played(planned, future.result())
-                    except UnwritableRun:
-                        raise
-                    except BrokenProcessPool as err:
-                        broken = True
-                        report = Faulted(planned, describe_fault(err))
-                    except Exception as err:
-                        report = Faulted(planned, describe_fault(err))
-                    yield report
-                if broken:
-                    lost = list(in_flight.values())
-                    in_flight.clear()
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    pool = self._new_pool(suite)
-                    for planned in lost:
-                        yield Faulted(planned, WORKER_DIED)
-        except BaseException:
-            _terminate(pool)
-            raise
-        pool.shutdown(wait=True)
-
-
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Stop the workers now, abandoning the episodes they are playing (none is written half-way)."""
-    processes = list(getattr(pool, "_processes", {}).values())
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=10)
-    pool.shutdown(wait=False, cancel_futures=True)
-    # Let the pool's manager thread see its dead workers and close its pipes now: left running, it races the
-    # interpreter's exit hook, which then writes to a closed pipe and prints a traceback after Ctrl-C.
-    manager = getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:
-        manager.join(timeout=10)
 
 
 # Many episodes at once in one process (``--concurrency N``): each episode in a daemon thread of its own, so a
@@ -495,18 +427,16 @@ class ThreadedWorkerPoolExecutor(Executor):
 
 def executor_for(workers: int, concurrency: int = 1) -> Executor:
     """The executor ``--workers`` and ``--concurrency`` ask for: in this process for one worker, a pool of worker
-    processes for more; one episode at a time in each process, or ``concurrency`` in its threads."""
+    processes for more; one episode at a time in each process, or ``concurrency`` in its threads (a worker plays
+    even one episode in a thread of its own, its main thread listening to the runner)."""
     if workers == 1:
         return InProcessExecutor() if concurrency == 1 else ThreadedExecutor(concurrency)
-    return WorkerPoolExecutor(workers) if concurrency == 1 else ThreadedWorkerPoolExecutor(workers, concurrency)
+    return ThreadedWorkerPoolExecutor(workers, concurrency)
 
 
-# The worker side. A worker gets the suite once, when it starts (not with every episode), and is told to
-# stop by SIGTERM: from the runner on Ctrl-C, from the pool when another worker died, or from itself when
-# the runner is gone. Ctrl-C itself is left to the runner, so an episode is written whole or not at all.
+# The worker side. A worker is told to stop by SIGTERM: from the runner on Ctrl-C, or from itself when the
+# runner is gone. Ctrl-C itself is left to the runner, so an episode is written whole or not at all.
 
-_worker_suite: Suite | None = None
-_worker_playing = False
 ORPHAN_CHECK_SECONDS = 0.5
 STOP_GRACE_SECONDS = 5.0
 STOPPED_EXIT_CODE = 1
@@ -516,12 +446,6 @@ class _WorkerStopped(BaseException):
     """Raised into a worker's episode when the worker must stop, so the environment is closed first."""
 
 
-def _stop_worker(signum: int, frame: Any) -> None:
-    if _worker_playing:
-        raise _WorkerStopped
-    os._exit(STOPPED_EXIT_CODE)
-
-
 def _exit_when_orphaned(runner_pid: int) -> None:
     while os.getppid() == runner_pid:
         time.sleep(ORPHAN_CHECK_SECONDS)
@@ -529,28 +453,6 @@ def _exit_when_orphaned(runner_pid: int) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
     time.sleep(STOP_GRACE_SECONDS)
     os._exit(STOPPED_EXIT_CODE)
-
-
-def _start_worker(suite: Suite, runner_pid: int) -> None:
-    """Set up a worker process: keep the suite, leave Ctrl-C to the runner, stop on SIGTERM, and stop
-    when the runner dies."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_worker)
-    global _worker_suite
-    _worker_suite = suite
-    threading.Thread(target=_exit_when_orphaned, args=(runner_pid,), daemon=True).start()
-
-
-def _play_in_worker(planned: PlannedEpisode, root: Path) -> EpisodeSummary:
-    global _worker_playing
-    assert _worker_suite is not None, "worker started without its suite"
-    try:
-        _worker_playing = True
-        return play_and_write(_worker_suite, planned, root)
-    except _WorkerStopped:  # play_episode has closed the environment; the episode is abandoned
-        os._exit(STOPPED_EXIT_CODE)
-    finally:
-        _worker_playing = False
 
 
 # The worker side of a ThreadedWorkerPoolExecutor: the main thread takes episodes from the runner's pipe and

@@ -20,6 +20,7 @@ from discogym.core.model.termination import Termination
 from discogym.core.model.tools import ToolCall, ToolImage, ToolSpec, parse_json
 
 QUIT = "quit"
+REMINDER_WIDTH = 72  # the task's line above each prompt fits an 80-column terminal with its "task: "
 
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)=")
 _SPACE = re.compile(r"\s")
@@ -196,6 +197,7 @@ class HumanAgent(Agent):
             self.write(history[-1].result.text)
             self._show_pictures(history[-1].result.images, f"step-{len(history):03d}")
         while True:
+            self.write(self._reminder())
             try:
                 line = self.read("> ").strip()
             except EOFError:
@@ -209,6 +211,14 @@ class HumanAgent(Agent):
                 return AgentDecision(call=self._parse(line))
             except (ValueError, ToolError) as err:
                 self.write(f"not understood: {err}")
+
+    def _reminder(self) -> str:
+        """The task in one line above every prompt, since the actions' help and long observations scroll the
+        brief off the screen: its first line, cut to REMINDER_WIDTH characters."""
+        assert self.context is not None
+        first = next((line.strip() for line in self.context.brief.splitlines() if line.strip()), "")
+        cut = first if len(first) <= REMINDER_WIDTH else first[: REMINDER_WIDTH - 1] + "…"
+        return f"task: {cut}"
 
     def _parse(self, line: str) -> ToolCall:
         assert self.context is not None

@@ -243,6 +243,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     )
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters["cell"] = format_cell
+    templates.env.filters["plural"] = plural  # {{ count | plural("person", "people") }}: never "1 people"
     templates.env.filters["relative"] = lambda text: relative_to(text, runs)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     guard(app, hosts)

@@ -1,5 +1,5 @@
 """The crafting suite's report tables (Plancraft's metrics), one row per (agent, model, condition): an overview
-with tokens and cost, success by difficulty and recipe type, plan length and action efficiency against the
+with tokens and cost, success by difficulty and recipe type, plan length and extra actions against the
 planner, impossible-task detection (precision, recall, F1), and tool use per episode.
 
 Episodes that ended in an error (or were not scored) carry no score components: they are counted in the
@@ -109,15 +109,15 @@ def _plan_cells(members: list[Episode]) -> list[Any]:
 
 
 def plan_table(episodes: list[Episode]) -> ReportTable:
-    """Plan length (environment actions) of the agent and of the planner, and action efficiency, over the
-    successful episodes on possible tasks."""
+    """Plan length (environment actions) of the agent and of the planner, and extra actions (how many more than
+    the planner took), over the successful episodes on possible tasks."""
     return ReportTable(
-        title="crafting: plan length and action efficiency",
-        columns=[*AGENT_KEY_COLUMNS, "solved possible", "actions", "planner actions", "action efficiency",
+        title="crafting: plan length and extra actions",
+        columns=[*AGENT_KEY_COLUMNS, "solved possible", "actions", "planner actions", "extra actions",
                  "planner recipes"],
         rows=agent_rows(episodes, _plan_cells),
         notes=["over successful episodes on possible tasks only; actions = move + smelt calls; "
-               "action efficiency = mean(actions - planner actions), 0 is as short as the planner"],
+               "extra actions = mean(actions - planner actions), 0 is as short as the planner"],
     )  # fmt: skip
 
 
