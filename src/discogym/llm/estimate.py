@@ -91,7 +91,7 @@ class OfflineEngine:
     (:meth:`complete`, :attr:`base_url`, :meth:`default_max_tokens`). A call comes back as a native tool call, as the
     JSON text protocol's ``{"tool": ..., "args": ...}`` when ``mode`` is ``text``, or as ``texts`` (the calls
     written in the suite's own syntax, words included where the scaffold puts them) when ``mode`` is ``suite``. Each
-    reply carries ``words`` (a stand-in of the model's thought) as reasoning, unless ``texts`` hold them. A request
+    reply carries ``words`` (a stand-in of the model's thought) as reasoning (none when ``texts`` hold them). A request
     whose last message is :data:`~discogym.llm.context.SUMMARY_PROMPT` gets a summary of ``summary_tokens``. Once
     the calls are spent, the model says :data:`DONE` (which ends the episode as the model's no-answer). Each
     request's input tokens are ``counter``'s count of what it sends; with ``cache``, those of the longest prefix of
@@ -124,7 +124,7 @@ class OfflineEngine:
         self.mode = mode
         self.cache = cache
         self.summary = stand_in_summary(summary_tokens)
-        self.words = stand_in_summary(words) if words and texts is None else ""
+        self.words = stand_in_summary(words) if words else ""
         self.max_tokens = max_tokens
         self.context_window = context_window
         self.counter = counter or TokenCounter()
@@ -479,13 +479,15 @@ def _run_split(run: Path | None) -> str | None:
 
 def suite_texts(
     suite: Suite, planned: PlannedEpisode, calls: Sequence[ToolCall], settings: LLMSettings, words: int
-) -> list[str]:
-    """``calls`` as the replies of ``mode=suite``: each written in the suite's own syntax, and in the scaffold's
-    reply format with ``words`` of thought where it has one (else the words are left out)."""
+) -> tuple[list[str], bool]:
+    """``calls`` as the replies of ``mode=suite``: each written in the suite's own syntax, in the scaffold's reply
+    format with ``words`` of thought where it has one; and whether the words are in them (else they go as
+    reasoning)."""
     env = suite.make_env(planned.task, planned.condition, planned.env_seed)
     preset = scaffold(settings.scaffold)
     thought = stand_in_summary(words) if words else ""
-    texts = []
+    texts: list[str] = []
+    placed = False
     try:
         for call in calls:
             action = env.format_text_action(call)
@@ -495,10 +497,11 @@ def suite_texts(
                     "trajectory cannot be estimated in mode=suite; estimate mode=native or mode=text"
                 )
             written = preset.reply(action, thought) if preset is not None else None
+            placed = written is not None
             texts.append(written if written is not None else action)
     finally:
         env.close()
-    return texts
+    return texts, placed
 
 
 def estimate_episode(
@@ -514,7 +517,7 @@ def estimate_episode(
 ) -> TaskEstimate:
     """Play ``planned`` with the llm agent and an :class:`OfflineEngine` making ``calls``, each reply with ``words``
     tokens of the model's own words, counted by ``counter`` (a quarter of the characters by default)."""
-    texts = suite_texts(suite, planned, calls, settings, words) if settings.mode == "suite" else None
+    texts, placed = suite_texts(suite, planned, calls, settings, words) if settings.mode == "suite" else (None, False)
     engine = OfflineEngine(
         calls,
         mode=settings.mode,
@@ -522,7 +525,7 @@ def estimate_episode(
         summary_tokens=summary_tokens,
         max_tokens=settings.max_tokens,
         context_window=settings.context_window or facts.context_window,
-        words=words,
+        words=0 if placed else words,
         texts=texts,
         counter=counter,
     )
