@@ -88,14 +88,14 @@ def test_the_offline_engine_answers_calls_summaries_and_text_and_caches_the_shar
     text = OfflineEngine([ToolCall(tool="act", args={"action": "up"})], mode="text").complete(head, [])
     assert json.loads(text.text) == {"tool": "act", "args": {"action": "up"}}
     with pytest.raises(UserError, match="mode=suite"):
-        OfflineEngine([], mode="suite")
+        OfflineEngine([ToolCall(tool="act", args={})], mode="suite")
 
 
 def test_the_cli_prints_a_table_with_a_total_and_json_and_run_estimate_runs_nothing(tmp_path):
     shown = run_discogym("estimate", "autumn", "--model", "openai/gpt-5", "--tasks", "gravity-1", "--explore", "20")
     assert shown.returncode == 0, shown.stderr
-    assert "gravity-1" in shown.stdout and "total" in shown.stdout and "$" in shown.stdout
-    assert "a quarter of the characters" in shown.stdout
+    assert "gravity-1" in shown.stdout and "total, expected" in shown.stdout and "$" in shown.stdout
+    assert "Tokens: " in shown.stdout
     as_json = run_discogym("estimate", "autumn", "--model", "openai/gpt-5", "--tasks", "gravity-1", "--json")
     assert as_json.returncode == 0, as_json.stderr
     (estimate,) = json.loads(as_json.stdout)["estimates"]
@@ -107,7 +107,7 @@ def test_the_cli_prints_a_table_with_a_total_and_json_and_run_estimate_runs_noth
         "--json", OPENAI_API_KEY="",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout)["estimates"][0]["tasks"] == estimate["tasks"]
+    assert json.loads(run.stdout)["estimates"][0]["cases"] == estimate["cases"]
     assert not out.exists()
 
 
@@ -134,8 +134,8 @@ def test_bad_input_gets_a_message(tmp_path):
         estimate_run(NoReference(), gpt)
     with pytest.raises(UserError, match="holds no episodes"):
         estimate_run(get_suite("autumn"), gpt, from_run=tmp_path)
-    with pytest.raises(UserError, match="mode=suite cannot be estimated"):
-        estimate_run(get_suite("autumn"), gpt.model_copy(update={"options": {"mode": "suite"}}))
+    with pytest.raises(UserError, match="cannot write its call"):
+        estimate_run(get_suite("petri"), gpt.model_copy(update={"options": {"mode": "suite"}}))
     with pytest.raises(UserError, match="has no task 'nosuch'"):
         estimate_run(get_suite("autumn"), gpt, tasks=["nosuch"])
     shown = run_discogym("estimate", "autumn", "--model", "openai/gpt-5", "--from", str(tmp_path / "none"))

@@ -428,12 +428,15 @@ def executor_of(backend: Backend, address: str | None, workers: int, concurrency
 
 @app.command("estimate")
 def estimate_command(
-    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    suite_names: Annotated[
+        list[str], typer.Argument(metavar="SUITE...", help="Suite names or aliases, or `all` for every suite.")
+    ],
     model: Annotated[list[str], typer.Option(help="The model to estimate, e.g. openai/gpt-5 (repeatable).")],
     split: SplitOption = None,
     task: TasksOption = None,
     condition: ConditionOption = None,
     agent_opt: AgentOptOption = None,
+    repeats: RepeatsOption = 1,
     explore: Annotated[
         int | None, typer.Option(min=0, help="autumn: this many exploration acts before the reference's calls.")
     ] = None,
@@ -446,20 +449,25 @@ def estimate_command(
     ] = 400,
     as_json: JsonOption = False,
 ) -> None:
-    """Estimate what an llm run would cost, without calling a model: recorded calls (the suite's reference
-    agent's, or an earlier run's) are replayed through the llm agent and its context policy, and every request
-    is counted as a quarter of its characters."""
+    """Estimate what an llm run would cost, without calling a model: low, expected and high. Each case's calls (the
+    reference agent's; what the suite expects of a model, e.g. autumn's exploration to its step cap; more steps and
+    longer replies) are replayed through the llm agent and its context policy, and counted with the model's own
+    tokenizer where one works offline, else as a quarter of the characters. Several suites get one total."""
     with user_errors():
-        from discogym.core import get_suite
+        from discogym.core import all_suites, get_suite
 
-        suite = get_suite(suite_name)
+        suites = all_suites() if suite_names == ["all"] else [get_suite(name) for name in suite_names]
         requested = requested_agents(["llm"], model, parse_agent_options(agent_opt or []), None, None)
-        estimates = estimate_agents(suite, requested, split, task, condition, explore, from_run, summary_tokens)
+        if len(suites) > 1 and (explore is not None or from_run is not None):
+            raise UserError("--explore and --from are for one suite")
+        estimates = estimate_agents(
+            suites, requested, split, task, condition, explore, from_run, summary_tokens, repeats
+        )
     show_estimates(estimates, as_json)
 
 
 def estimate_agents(
-    suite: "Suite",
+    suites: "Suite | list[Suite]",
     agents: list["AgentOptions"],
     split: str | None,
     tasks: list[str] | None,
@@ -467,18 +475,36 @@ def estimate_agents(
     explore: int | None = None,
     from_run: Path | None = None,
     summary_tokens: int = 400,
+    repeats: int = 1,
 ) -> list[Any]:
-    """The estimates of the ``llm`` agents among ``agents`` (a UserError if there is none)."""
+    """The estimates of the ``llm`` agents among ``agents`` on ``suites`` (a UserError if there is none); a suite
+    without a reference agent is skipped, said on stderr, when there are several."""
     try:
-        from discogym.llm.estimate import estimate_run
+        from discogym.llm.estimate import estimate_run, estimate_suites
     except ImportError as err:
         raise UserError(f"an estimate needs the model SDKs: pip install 'discogym[llm]' ({err})") from None
+    chosen = suites if isinstance(suites, list) else [suites]
+    if len(chosen) > 1 or (explore is None and from_run is None):
+        skipped: list[str] = []
+        estimates = estimate_suites(
+            chosen,
+            agents,
+            repeats=repeats,
+            split=split,
+            tasks=tasks,
+            conditions=conditions,
+            summary_tokens=summary_tokens,
+            skipped=skipped if len(chosen) > 1 else None,
+        )
+        for message in skipped:
+            stderr.print(styled("skipped:", "yellow", message), highlight=False)
+        return estimates
     models = [agent for agent in agents if agent.name == "llm"]
     if not models:
         raise UserError("an estimate is of language-model agents: give --model (and --agent llm, if --agent is given)")
     return [
         estimate_run(
-            suite,
+            chosen[0],
             agent,
             split=split,
             tasks=tasks,
@@ -486,6 +512,7 @@ def estimate_agents(
             explore=explore,
             from_run=from_run,
             summary_tokens=summary_tokens,
+            repeats=repeats,
         )
         for agent in models
     ]
@@ -498,16 +525,19 @@ def _dollars(value: float | None) -> str:
 
 
 def show_estimates(estimates: list[Any], as_json: bool) -> None:
-    """Print estimates (:class:`discogym.llm.estimate.Estimate`): a table per model, or JSON."""
-    from discogym.llm.estimate import CAVEAT
+    """Print estimates (:class:`discogym.llm.estimate.Estimate`): per suite and model, the expected case task by task
+    and each case's total with what it assumes; with several, one total of them all. Or JSON."""
+    from discogym.llm.estimate import CASES, CAVEAT, grand_total
 
+    total = grand_total(estimates)
     if as_json:
-        print_json({"estimates": [estimate.document() for estimate in estimates]})
+        print_json({"estimates": [estimate.document() for estimate in estimates], "total": total})
         return
     for estimate in estimates:
         doc = estimate.document()
         options = " ".join(f"{k}={v}" for k, v in doc["agent_options"].items())
-        title = f"{doc['suite']}: {doc['model']}{' ' + options if options else ''} (estimate)"
+        repeated = f", {estimate.repeats} repeats" if estimate.repeats > 1 else ""
+        title = f"{doc['suite']}: {doc['model']}{' ' + options if options else ''} (estimate, expected case{repeated})"
         table = Table(title=title)
         for column in ("task", "requests", "compactions", "peak prompt", "input", "cached", "output", "dollars"):
             table.add_column(column, justify="left" if column == "task" else "right")
@@ -517,15 +547,31 @@ def show_estimates(estimates: list[Any], as_json: bool) -> None:
             )
             table.add_row(*_estimate_cells(name, row))
         table.add_section()
-        table.add_row(*_estimate_cells("total", doc["total"]))
+        for case in CASES:
+            table.add_row(*_estimate_cells(f"total, {case.name}", doc["cases"][case.name]))
         stdout.print(table)
-        stdout.print(f"Replayed: {doc['trajectories']}.", highlight=False)
+        for case in CASES:
+            stdout.print(f"{case.name}: {doc['cases'][case.name]['assumes']}.", highlight=False)
+        stdout.print(f"Tokens: {doc['tokenizer']} ({doc['tokenizer_reason']}).", highlight=False)
+        if estimate.repeats > 1:
+            stdout.print(
+                f"Repeats: each task {estimate.repeats} times; a repeat replays the same calls, so the totals are "
+                f"{estimate.repeats} times one play (the rows above are one play).",
+                highlight=False,
+            )
         if estimate.price is None:
             stdout.print(
                 f"No price for {doc['model']}: dollars are not shown (add one with a DISCOGYM_PRICES file; "
                 "see docs/llm.md).",
                 highlight=False,
             )
+    if len(estimates) > 1:
+        table = Table(title="all suites and models (estimate)")
+        for column in ("case", "requests", "compactions", "peak prompt", "input", "cached", "output", "dollars"):
+            table.add_column(column, justify="left" if column == "case" else "right")
+        for case in CASES:
+            table.add_row(*_estimate_cells(case.name, total[case.name]))
+        stdout.print(table)
     stdout.print(CAVEAT, highlight=False)
 
 
@@ -612,7 +658,7 @@ def run(
         if estimate:
             if setting is not SettingChoice.independent:
                 raise UserError("--estimate plays each task on its own: leave out --setting curriculum")
-            estimates = estimate_agents(suite, requested, split, task, condition)
+            estimates = estimate_agents(suite, requested, split, task, condition, repeats=repeats)
     if estimate:
         show_estimates(estimates, as_json)
         return

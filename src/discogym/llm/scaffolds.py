@@ -61,6 +61,12 @@ class Scaffold:
         """What the model is reminded of after an unreadable reply."""
         return "Answer in the action syntax the instructions describe."
 
+    def reply(self, action: str, words: str) -> str | None:
+        """A reply in the scaffold's format that says ``words`` and then acts ``action`` (what
+        :meth:`action_text` reads back), or None when the format has no place for words (a cost estimate then sends
+        them as reasoning)."""
+        return None
+
 
 class Plancraft(Scaffold):
     """Plancraft's (gautierdag/plancraft): few-shot dialogue, a 40-message window, the first line as the action."""
@@ -132,6 +138,10 @@ class AutumnBench(Scaffold):
 
     def rules(self) -> str:
         return "Think inside <think>...</think>, then give exactly one action inside <action>...</action>."
+
+    def reply(self, action: str, words: str) -> str | None:
+        thought = f"<think>{words}</think>\n" if words else ""
+        return f"{thought}<action>{action}</action>"
 
 
 class Scratchpad:

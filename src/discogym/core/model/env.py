@@ -215,6 +215,11 @@ class Env(ABC):
         """
         raise ToolError("this environment has no text action syntax; call its tools instead")
 
+    def format_text_action(self, call: ToolCall) -> str | None:
+        """``call`` written in the suite's text action syntax (what :meth:`parse_text_action` reads back as it),
+        or None when the suite has no syntax or none for this call. A cost estimate of ``mode=suite`` uses it."""
+        return None
+
     def system_prompt(self) -> str | None:
         """The suite's own system prompt for language models that act through the tools (e.g. petri-bench's
         scaffold), or None for discogym's generic one."""

@@ -13,6 +13,7 @@ from discogym.core.model.errors import UserError
 from discogym.core.model.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
 from discogym.core.model.report_table import ReportTable
 from discogym.core.model.task import Condition, Task
+from discogym.core.model.tools import ToolCall
 
 ENTRY_POINT_GROUP = "discogym.suites"
 EXTRA_SUITES_VARIABLE = "DISCOGYM_SUITES"
@@ -85,6 +86,21 @@ class Suite(ABC):
     @abstractmethod
     def score(self, episode: Episode) -> Score:
         """The episode's score, computed from the episode alone."""
+
+    def model_calls(
+        self, task: Task, condition: Condition, reference: list[ToolCall], *, high: bool = False
+    ) -> tuple[list[ToolCall], str]:
+        """The calls a language model is expected to make on ``task`` under ``condition``, for a cost estimate
+        (``discogym estimate``), given those of the suite's reference agent; and what they are, in words.
+
+        By default the reference's calls; with ``high``, those before the last made twice (a model that takes twice
+        the reference's steps). A suite whose model plays otherwise overrides it (autumn: the interaction phase to
+        its step cap, which its reference skips).
+        """
+        if not high or len(reference) < 2:
+            return list(reference), "the reference agent's calls"
+        doubled = [*reference[:-1], *reference[:-1], reference[-1]]
+        return doubled, "the reference agent's calls, those before the last made twice (twice its steps)"
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         """Privileged knowledge given to the suite's own reference solvers only (``AgentContext.hints``), never

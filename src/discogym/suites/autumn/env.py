@@ -235,6 +235,9 @@ class WorldTestEnv(Env):
     def parse_text_action(self, text: str) -> ToolCall:
         return parse_text(text)
 
+    def format_text_action(self, call: ToolCall) -> str | None:
+        return format_text(call)
+
     # Phases
 
     def _interact(self, text: str) -> ToolResult:
@@ -419,6 +422,25 @@ def parse_text(text: str) -> ToolCall:
             return call
     shown = lines[-1] if lines else ""
     raise ToolError(f"not an action: {shown!r}\n{TEXT_SYNTAX}")
+
+
+_WORDS = {"go_to_test": "test", "found_change": "found", "show_frame": "frame", "answer": "answer"}
+
+
+def format_text(call: ToolCall) -> str | None:
+    """``call`` as a line of the text syntax (what :func:`parse_text` reads back), or None for an unknown tool."""
+    args = call.args if isinstance(call.args, dict) else {}
+    if call.tool == "act":
+        return str(args.get("action", ""))
+    if call.tool == "scratchpad":
+        return f"note {args.get('note', '')}"
+    if call.tool in ("go_to_test", "found_change"):
+        return _WORDS[call.tool]
+    if call.tool in ("show_frame", "answer"):
+        return f"{_WORDS[call.tool]} {args.get('index')}"
+    if call.tool == "choose_frame":
+        return f"choose {args.get('index')}"
+    return None
 
 
 def _parse_line(line: str) -> ToolCall | None:

@@ -6,7 +6,18 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
+from discogym.core import (
+    AgentFactory,
+    Condition,
+    Env,
+    Episode,
+    ReportTable,
+    Score,
+    Suite,
+    Task,
+    ToolCall,
+    UserError,
+)
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.autumn import agents
 from discogym.suites.autumn.catalog import env_info, program_source
@@ -26,6 +37,7 @@ from discogym.suites.autumn.tasks import (
 from discogym.suites.autumn.verdict import recompute
 
 ALL = "all"
+EXPLORE_CYCLE = ("up", "right", "down", "left", "noop")  # a model's exploration, as a cost estimate plays it
 # The paper puts no limit on people's exploration; the environment's 2,000 calls must leave room for the test.
 PEOPLE_INTERACTION_STEPS = 1500
 CONDITIONS = (
@@ -115,6 +127,17 @@ class AutumnSuite(Suite):
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"oracle": agents.make_oracle}
+
+    def model_calls(
+        self, task: Task, condition: Condition, reference: list[ToolCall], *, high: bool = False
+    ) -> tuple[list[ToolCall], str]:
+        """The interaction phase to the condition's step cap (a cycle of moves and noop), then the oracle's test
+        calls: AutumnBench's agents explore until the cap ends the phase, while the oracle goes to the test at once.
+        The cap bounds the exploration, so ``high`` changes nothing here."""
+        cap = Presentation.model_validate(condition.params).interaction_steps
+        exploring = [ToolCall(tool="act", args={"action": EXPLORE_CYCLE[i % len(EXPLORE_CYCLE)]}) for i in range(cap)]
+        test = [call for call in reference if call.tool != "go_to_test"]
+        return exploring + test, f"{cap} exploration acts (the condition's step cap), then the oracle's test calls"
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         challenge = task_spec(task)

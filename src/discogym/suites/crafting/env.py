@@ -163,6 +163,9 @@ class CraftingEnv(Env):
     def parse_text_action(self, message: str) -> ToolCall:
         return text.parse_action(message, self.presentation.tools)
 
+    def format_text_action(self, call: ToolCall) -> str | None:
+        return text.format_action(call) if call.tool in text.ACTION_ORDER else None
+
     def example_action(self) -> str | None:
         move = next((call for call in self.valid_calls() if call.tool == "move"), None)
         return None if move is None else text.format_action(move)

@@ -135,8 +135,15 @@ def check_slot_action(
 
 
 def format_action(call: ToolCall) -> str:
-    """A move or smelt call in Plancraft's syntax (what :func:`parse_action` reads back)."""
+    """A call in Plancraft's syntax (what :func:`parse_action` reads back): move, smelt, think, search or
+    impossible."""
     args = call.args if isinstance(call.args, dict) else {}
+    if call.tool == "think":
+        return f"think: {args.get('thought', '')}"
+    if call.tool == "search":
+        return f"search: {args.get('item', '')}"
+    if call.tool == "impossible":
+        return f"impossible: {args.get('reason', '')}"
     return f"{call.tool}: from {args.get('slot_from')} to {args.get('slot_to')} with quantity {args.get('quantity')}"
 
 
