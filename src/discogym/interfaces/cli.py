@@ -580,6 +580,27 @@ def report(
             _build_and_show(run_dir, log, html, rescore, plots, no_plots, min_people, as_json)
 
 
+@app.command()
+def cite(
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`, or a folder of them.")
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Print what was run as a citable paragraph and BibTeX-like records: suites and their versions, task sets
+    and their digests, agents and models (scaffold, context policy, model facts), repeats, dates, tokens and
+    cost, and the papers the suites implement."""
+    from discogym.core.reporting.run_report import build_report
+    from discogym.core.running.storage import collector_paused
+
+    with user_errors(), collector_paused():
+        cited = build_report(run_dir).citation()
+    if as_json:
+        print_json(cited.model_dump(mode="json") | {"bibtex": cited.bibtex})
+    else:
+        sys.stdout.write(cited.text())
+
+
 def _build_and_show(
     run_dir: Path,
     log: Path | None,

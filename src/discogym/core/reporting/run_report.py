@@ -26,6 +26,7 @@ from discogym.core.model.jsonsafe import JsonDict
 from discogym.core.model.report_table import ReportTable
 from discogym.core.model.suite import get_suite
 from discogym.core.model.termination import EndingKind
+from discogym.core.reporting.citation import Citation, citation, model_facts_text
 from discogym.core.reporting.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
 from discogym.core.reporting.plots import plots_available, score_plot
 from discogym.core.reporting.report_tables import (
@@ -168,20 +169,6 @@ class RunHeader(BaseModel):
         ]
 
 
-def model_facts_text(facts: Mapping[str, object]) -> str:
-    """``openai/gpt-5: context window 400,000, output limit 128,000, $ per M tokens input 1.25 output 10``."""
-    parts = []
-    for key, label in (("context_window", "context window"), ("output_limit", "output limit")):
-        value = facts.get(key)
-        parts.append(f"{label} {value:,}" if isinstance(value, int) else f"{label} unknown")
-    price = facts.get("price_per_million_tokens")
-    if isinstance(price, dict) and price:
-        parts.append("$ per M tokens " + " ".join(f"{kind} {rate:g}" for kind, rate in sorted(price.items())))
-    else:
-        parts.append("price unknown")
-    return f"{facts.get('model', '?')}: {', '.join(parts)}"
-
-
 def _unique_sets(sets: Iterable[TaskSetFacts]) -> list[TaskSetFacts]:
     """Each (suite, name, digest) once, sorted; a set without a digest is left out when it also has one."""
     found = {(s.suite, s.name, s.digest): s for s in sets}
@@ -230,13 +217,22 @@ class RunReport(BaseModel):
         parts.extend("\n" + run.markdown("run") for run in self.runs)
         return "".join(parts)
 
+    def citation(self) -> Citation:
+        """What was run as a citable paragraph and BibTeX-like records (``discogym cite``)."""
+        return citation(self.run_dir, self.episodes, self.header, self.tables[0])
+
     def html(self) -> str:
-        """The report as a standalone HTML page (plots embedded)."""
+        """The report as a standalone HTML page (plots embedded), ending with the citable block."""
+        cited = self.citation()
+        block = (
+            f'<h2 id="cite">How to cite</h2>\n<p>{html.escape(cited.paragraph)}</p>\n'
+            f"<pre>{html.escape(cited.bibtex)}</pre>\n"
+        )
         return (
             '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.warning{color:#a60}</style></head>\n"
-            f"<body>\n{self._html_section('discogym report')}</body></html>\n"
+            f"<body>\n{self._html_section('discogym report')}{block}</body></html>\n"
         )
 
     def _html_section(self, title: str) -> str:
