@@ -402,6 +402,12 @@ def summary_table(root: Path, reports: Iterable[RunReport]) -> ReportTable:
     return ReportTable(title=SUMMARY_TITLE, columns=["run", *GENERIC_COLUMNS], rows=rows, notes=GENERIC_NOTES)
 
 
+def combined_score_plot(reports: Iterable[RunReport], path: Path) -> Path | None:
+    """The score plot (one panel per suite) of the episodes of every report, written to ``path``; None when
+    none is scored."""
+    return score_plot([episode for report in reports for episode in report._episodes], path)
+
+
 def is_run_dir(folder: Path) -> bool:
     """True for a folder ``discogym run`` (or ``play``, or ``mcp``) wrote: it holds run.json or episodes/."""
     return (folder / RUN_FILE).is_file() or RunDir(folder).episodes_dir.is_dir()
