@@ -8,23 +8,38 @@ OLDEST := $(VENV)/oldest-numerics
 
 .PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke verify-frozen
 
+# Two installs, each with its own stamp file so that `make run` then `make test` upgrades cleanly:
+# - RUNTIME: discogym with the extras `make run` uses (plots; schematics for redstone's reference devices), no more;
+# - DEV: every extra (llm, mcp, web, inspect, ray) and the developer tools (pytest, mypy, ruff, Playwright, ...),
+#   for `make install`, `make test`, `make lint` and the rest.
 # constraints.txt pins every package to the tested version, so a fresh install is the tested one.
-$(BIN)/discogym: pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
+INSTALL_INPUTS := pyproject.toml constraints.txt src/discogym/suites/redstone/_core.c
+
+$(RUNTIME): $(INSTALL_INPUTS)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet -c constraints.txt -e '.[plots,schematics]'
 	touch $@
 
-$(OLDEST)/installed: constraints-oldest.txt $(BIN)/discogym
+$(DEV): $(INSTALL_INPUTS)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+	touch $(RUNTIME) $@
+
+$(OLDEST)/installed: constraints-oldest.txt $(DEV)
 	rm -rf $(OLDEST)
 	$(PIP) install --quiet --only-binary=:all: --target $(OLDEST) -r constraints-oldest.txt
 	touch $@
 
-install: $(BIN)/discogym
+install: $(DEV)
 
-# The main job: every registered suite with its reference agent, offline (no API key), then the reports.
-run: install
-	$(BIN)/discogym sweep --out runs/reference
+# The main job: every registered suite with its reference agent beside the random floor, offline (no API key),
+# then the reports; it ends with the summary across the suites, their combined score plot
+# (runs/reference/plots/scores.png) and where the results are. Only the runtime extras are installed.
+run: $(RUNTIME)
 	$(BIN)/discogym redstone reference --out runs/reference/redstone/devices
+	$(BIN)/discogym sweep --agent reference --agent random --out runs/reference
 
 lint: install
 	$(BIN)/ruff check .

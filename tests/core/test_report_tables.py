@@ -143,7 +143,7 @@ def test_an_interval_cell_reads_as_a_bracketed_pair():
 def generic_rows(episodes: list[Episode]) -> dict[str, dict[str, object]]:
     table = generic_table(episodes)
     assert table.columns == GENERIC_COLUMNS
-    return {str(row[2]): dict(zip(table.columns, row, strict=True)) for row in table.rows}
+    return {str(row[4]): dict(zip(table.columns, row, strict=True)) for row in table.rows}
 
 
 def test_the_generic_table_counts_n_and_gives_a_standard_error_and_a_wilson_interval(wins, losses, crashes):
@@ -168,4 +168,4 @@ def test_the_generic_table_reads_in_markdown_and_html(wins, losses):
     assert "| score SE | success rate | success 95% CI | scored |" in markdown
     assert "| 0.300 | 0.153 | 0.300 | [0.108, 0.603] | 10 |" in markdown
     assert "<td>[0.108, 0.603]</td>" in table_html(table)
-    assert table.model_dump(mode="json")["rows"][0][9] == pytest.approx([0.1078, 0.6032], abs=5e-5)
+    assert table.model_dump(mode="json")["rows"][0][13] == pytest.approx([0.1078, 0.6032], abs=5e-5)

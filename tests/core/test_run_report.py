@@ -75,8 +75,9 @@ def test_a_folder_of_runs_is_reported_run_by_run_after_a_summary(tmp_path):
         str(tmp_path / "b" / "c"),
     ]
     (summary,) = reported["tables"]
-    assert summary["columns"][:4] == ["run", "suite", "condition", "agent"]
-    assert [[*row[:4], row[5]] for row in summary["rows"]] == [
+    assert summary["columns"][:6] == ["run", "suite", "set", "set digest", "condition", "agent"]
+    where = [summary["columns"].index(name) for name in ("run", "suite", "condition", "agent", "episodes")]
+    assert [[row[i] for i in where] for row in summary["rows"]] == [
         ["a", "toy", "plain", "bisect", 2],
         ["b/c", "toy", "plain", "bisect", 2],
         ["b/c", "toy", "plain", "quitter", 2],
@@ -144,7 +145,7 @@ def test_an_episode_the_run_did_not_plan_is_left_out_with_a_warning(tmp_path):
     stranger = next(p for p in RunDir(tmp_path / "other").episode_paths() if "quitter" in p.name)
     shutil.copy(stranger, tmp_path / "run" / "episodes" / stranger.name)
     report = build_report(tmp_path / "run")
-    assert report.episodes == 2 and [row[2] for row in report.tables[0].rows] == ["bisect"]
+    assert report.episodes == 2 and [row[4] for row in report.tables[0].rows] == ["bisect"]
     assert [w for w in report.warnings if stranger.name in w and "not an episode this run plans" in w]
     # Resuming replays an episode whose file came from a run with another seed.
     same_name = next(p for p in RunDir(tmp_path / "other").episode_paths() if "bisect" in p.name)
@@ -162,7 +163,7 @@ def test_a_tampered_score_is_warned_about_and_replaced_without_rescore(tmp_path)
     path.write_text(json.dumps(document))
     done = run_discogym("report", str(tmp_path), "--json", "--no-plots")
     (row,) = json.loads(done.stdout)["tables"][0]["rows"]
-    assert row[6] == 0.0  # mean score: recomputed from the log, not the stored 1.0
+    assert row[10] == 0.0  # mean score: recomputed from the log, not the stored 1.0
     (warning,) = [line for line in done.stderr.splitlines() if "stored score" in line]
     assert "stored score 1 (success)" in warning and "recomputed from its log, 0 (no success)" in warning
 
@@ -189,13 +190,14 @@ def test_sweep_runs_agents_on_every_suite_that_has_them_then_one_summary(tmp_pat
     assert done.returncode == 0, done.stderr
     (skipped,) = done.stderr.strip().splitlines()
     assert skipped.startswith("petri: unknown agent 'quitter' for suite 'petri'") and skipped.endswith("; skipped")
-    config = json.loads((out / "toy" / "run.json").read_text())
+    (config,) = json.loads((out / "toy" / "run.json").read_text())["runs"]
     assert (config["agents"][0]["name"], config["repeats"], config["seed"]) == ("quitter", 2, 3)
     summary = done.stdout[done.stdout.rindex("## All runs") :]
-    assert "| toy | toy | plain | quitter | - | 16 |" in summary
+    digest = config["set_digest"][:12]
+    assert f"| toy | toy | dev | {digest} | plain | quitter | - | - | - | 16 |" in summary
     document = json.loads(run_discogym("sweep", "toy", "--agent", "quitter", "--repeats", "2", "--seed", "3",
                                        "--out", str(out), "--quiet", "--json").stdout)  # fmt: skip
-    assert document["summary"]["rows"][0][:6] == ["toy", "toy", "plain", "quitter", "-", 16]
+    assert document["summary"]["rows"][0][:10] == ["toy", "toy", "dev", digest, "plain", "quitter", "-", "-", "-", 16]
     nothing = run_discogym("sweep", "petri", "--agent", "quitter", "--out", str(tmp_path / "none"), "--quiet")
     assert nothing.returncode == 2
     assert nothing.stderr.strip().endswith("error: no suite has the agents asked for; nothing was run")

@@ -58,7 +58,7 @@ def test_a_run_writes_one_file_per_episode_and_a_rerun_skips_them(tmp_path):
     first = run(tmp_path, cfg)
     assert (first.planned, first.written, first.skipped, first.complete) == (8, 8, 0, True)
     assert len(RunDir(tmp_path).episode_paths()) == 8
-    assert json.loads((tmp_path / "run.json").read_text())["suite"] == "toy"
+    assert [r["suite"] for r in json.loads((tmp_path / "run.json").read_text())["runs"]] == ["toy"]
     before = {p.name: p.read_bytes() for p in RunDir(tmp_path).episode_paths()}
     second = run(tmp_path, cfg)
     assert (second.written, second.skipped, second.complete) == (0, 8, True)
@@ -194,7 +194,7 @@ def test_the_report_tells_apart_agents_with_other_options(tmp_path):
     for name, n in (("a.json", 1), ("b.json", 2)):
         (tmp_path / name).write_text(f'[{{"tool": "submit", "args": {{"n": {n}}}}}]')
         run(tmp_path / "run", config("replay", transcript=str(tmp_path / name)))
-    agents = [row[2] for row in build_report(tmp_path / "run").tables[0].rows]
+    agents = [row[4] for row in build_report(tmp_path / "run").tables[0].rows]
     assert agents == [f"replay[transcript={tmp_path / 'a.json'}]", f"replay[transcript={tmp_path / 'b.json'}]"]
 
 
@@ -257,12 +257,12 @@ def test_report_aggregates_and_rescoring_reproduces_scores(tmp_path):
     run(tmp_path, config("bisect", "quitter", "crasher", split="dev"))
     report = build_report(tmp_path)
     table = report.tables[0]
-    rows = {row[2]: dict(zip(table.columns, row, strict=True)) for row in table.rows}
+    rows = {row[4]: dict(zip(table.columns, row, strict=True)) for row in table.rows}
     assert rows["bisect"]["episodes"] == 8 and rows["bisect"]["mean score"] == 1.0
     assert rows["quitter"]["mean score"] == 0.0 and rows["quitter"]["mean steps"] == 0.0
     assert rows["crasher"]["errors"] == 8 and rows["crasher"]["mean score"] is None
     endings = report.tables[1]
-    kinds = {row[2]: dict(zip(endings.columns, row, strict=True)) for row in endings.rows}
+    kinds = {row[4]: dict(zip(endings.columns, row, strict=True)) for row in endings.rows}
     assert endings.title == "How the episodes ended"
     assert (kinds["bisect"]["by the task"], kinds["bisect"]["endings"]) == (8, "submitted 8")
     quitter = kinds["quitter"]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from discogym.core.running.episode_loop import score_episode
-from discogym.core.running.runner import RunConfig, Runner
+from discogym.core.running.run_file import read_run_file
+from discogym.core.running.runner import Runner
 from discogym.core.running.storage import RunDir
 from tests.core.toy_suite import suite
 from tests.llm.conftest import episodes
@@ -29,7 +30,7 @@ def test_episodes_written_before_inspect_load_resume_and_rescore(tmp_path, fake,
     assert episode.usage().input_tokens > 0 and episode.usage().cache_write_tokens == 0
     rescored = score_episode(suite, episode)
     assert rescored.score == episode.score and episode.score.value == 1.0
-    config = RunConfig.model_validate_json((run / "run.json").read_bytes())
+    config = read_run_file(RunDir(run))[-1]
     summary = Runner(suite, config, run).run()  # the same command again: nothing left to play
     assert (summary.planned, summary.skipped, summary.written) == (1, 1, 0)
     assert path.read_bytes() == written and fake.requests == []

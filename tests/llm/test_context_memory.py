@@ -70,7 +70,8 @@ def test_compaction_replaces_older_turns_by_the_models_summary_and_is_logged_and
     assert episode.provenance.agent_settings["context"] == "compact"
     assert episode.provenance.agent_settings["compact_at"] == 3000
     rows = {t.title: t for t in build_report(tmp_path).tables}[MEMORY_TITLE].rows
-    assert rows[0][4] == len(compactions)  # compactions, after suite, condition, agent and model
+    assert rows[0][8] == len(compactions)  # compactions, after the 8 key columns (suite, set, ..., context)
+    assert rows[0][6:8] == ["none", "compact"]  # the scaffold and the context policy
     step = next(s for s in replay_steps(episode) if s["memory"])
     assert step["memory"][0]["kind"] == "compaction" and step["memory"][0]["text"] == SUMMARY
     (sample,) = eval_log([episode], "2026-01-01T00:00:00+00:00").samples or []
@@ -111,7 +112,7 @@ def test_notes_cost_no_step_and_end_every_prompt(tmp_path, fake):
     assert json.dumps(after_act).count("Your notes (") == 1  # only the last message shows them
     assert "notes" in [t["function"]["name"] for t in fake.requests[0].body["tools"]]
     rows = {t.title: t for t in build_report(tmp_path).tables}[MEMORY_TITLE].rows
-    assert rows[0][8] == 2  # notes written
+    assert rows[0][12] == 2  # notes written
 
 
 def test_notes_are_bounded_and_their_mistakes_are_answered(tmp_path, fake):

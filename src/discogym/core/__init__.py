@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from discogym.core.model.errors import InfrastructureError, ToolError, UserError
     from discogym.core.model.report_table import ReportTable
     from discogym.core.model.seeding import derive_seed, make_rng
-    from discogym.core.model.suite import Suite, all_suites, get_suite, register_suite
+    from discogym.core.model.suite import Paper, Suite, all_suites, get_suite, register_suite
     from discogym.core.model.task import Condition, Task
     from discogym.core.model.termination import EndingKind, Termination
     from discogym.core.model.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, ToolSpec, tool
@@ -52,7 +52,7 @@ _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(["InfrastructureError", "ToolError", "UserError"], "model.errors"),
     "ReportTable": "model.report_table",
     **dict.fromkeys(["derive_seed", "make_rng"], "model.seeding"),
-    **dict.fromkeys(["Suite", "all_suites", "get_suite", "register_suite"], "model.suite"),
+    **dict.fromkeys(["Paper", "Suite", "all_suites", "get_suite", "register_suite"], "model.suite"),
     **dict.fromkeys(["Condition", "Task"], "model.task"),
     **dict.fromkeys(["EndingKind", "Termination"], "model.termination"),
     **dict.fromkeys(
@@ -89,6 +89,7 @@ __all__ = [
     "MemoryEvent",
     "NoArgs",
     "Outcome",
+    "Paper",
     "Provenance",
     "ReportTable",
     "Score",

@@ -45,9 +45,10 @@ app = typer.Typer(
 )
 
 
-def suite_document(suite: "Suite") -> dict[str, Any]:
+def suite_document(suite: "Suite", digests: bool = False) -> dict[str, Any]:
     """What ``list --json`` says about one suite (``task_counts`` is None for a split that cannot be counted
-    offline, such as crafting's before its data is fetched)."""
+    offline, such as crafting's before its data is fetched); with ``digests``, each split's content digest too
+    (None for a split that cannot be loaded here)."""
     from discogym.core.running.agent_lookup import REFERENCE, accepted_options, agent_names
 
     agents = agent_names(suite)
@@ -55,9 +56,12 @@ def suite_document(suite: "Suite") -> dict[str, Any]:
         "name": suite.name,
         "aliases": list(suite.aliases),
         "description": suite.description,
+        "version": suite.version,
+        "papers": [paper.model_dump(mode="json") for paper in suite.papers],
         "splits": suite.splits(),
         "default_split": suite.splits()[0],
         "task_counts": {split: _task_count(suite, split) for split in suite.splits()},
+        **({"set_digests": {split: _set_digest(suite, split) for split in suite.splits()}} if digests else {}),
         "conditions": [c.name for c in suite.conditions()],
         "agents": agents,
         "agent_options": {name: list(accepted_options(suite, name)) for name in agents if name != REFERENCE},
@@ -68,6 +72,15 @@ def _task_count(suite: "Suite", split: str) -> int | None:
     try:
         return suite.task_count(split)
     except UserError:  # a split whose tasks cannot be loaded here: listed without a count
+        return None
+
+
+def _set_digest(suite: "Suite", split: str) -> str | None:
+    from discogym.core.running.versions import suite_set_digest
+
+    try:
+        return suite_set_digest(suite, split)
+    except UserError:  # a split whose tasks cannot be loaded here (crafting's before its data is fetched)
         return None
 
 
@@ -142,7 +155,10 @@ def _list_suites(as_json: bool) -> None:
     suites = all_suites()
     agents = [{"name": a.name, "description": a.description, "options": list(a.options)} for a in generic_agents()]
     if as_json:
-        print_json({"suites": [suite_document(s) for s in suites], "generic_agents": agents})
+        from discogym import __version__
+
+        documents = [suite_document(s, digests=True) for s in suites]
+        print_json({"discogym_version": __version__, "suites": documents, "generic_agents": agents})
         return
     if not suites:
         stdout.print("No suites are registered.")
@@ -219,7 +235,9 @@ def _list_tasks(suite: "Suite", split: str | None, as_json: bool) -> None:
         print_json(
             {
                 "suite": suite.name,
+                "suite_version": suite.version,
                 "split": chosen,
+                "set_digest": _set_digest(suite, chosen),
                 "tasks": [{"id": t.id, "brief": t.brief, "params": t.params} for t in tasks],
             }
         )
@@ -731,6 +749,27 @@ def report(
             _build_and_show(run_dir, log, html, rescore, plots, no_plots, min_people, as_json)
 
 
+@app.command()
+def cite(
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`, or a folder of them.")
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Print what was run as a citable paragraph and BibTeX-like records: suites and their versions, task sets
+    and their digests, agents and models (scaffold, context policy, model facts), repeats, dates, tokens and
+    cost, and the papers the suites implement."""
+    from discogym.core.reporting.run_report import build_report
+    from discogym.core.running.storage import collector_paused
+
+    with user_errors(), collector_paused():
+        cited = build_report(run_dir).citation()
+    if as_json:
+        print_json(cited.model_dump(mode="json") | {"bibtex": cited.bibtex})
+    else:
+        sys.stdout.write(cited.text())
+
+
 def _build_and_show(
     run_dir: Path,
     log: Path | None,
@@ -875,7 +914,9 @@ def sweep(
             estimates = [
                 estimate
                 for suite, config in plans
-                for estimate in estimate_agents(suite, config.agents, config.split, config.tasks, config.conditions)
+                for estimate in estimate_agents(
+                    suite, config.agents, config.split, config.tasks, config.conditions, repeats=repeats
+                )
             ]
         else:
             _check_sweep(plans)
@@ -901,6 +942,7 @@ def sweep(
         print_json(document | ({"summary": summary_doc.model_dump(mode="json")} if summary_doc else {}))
     elif summary_doc is not None:
         sys.stdout.write(table_markdown(summary_doc))
+        _sweep_end(out, reports)
     for summary in summaries:
         report_incomplete(summary)
 
@@ -911,6 +953,21 @@ def _one(chosen: dict[str | None, list[str]], suite: str, option: str) -> str | 
     if len(values) > 1:
         raise UserError(f"{option} names {len(values)} values for suite {suite}; give one")
     return values[0] if values else None
+
+
+def _sweep_end(out: Path, reports: list["RunReport"]) -> None:
+    """After the summary: the combined score plot of every suite's episodes (``OUT/plots/scores.png``, one
+    panel per suite), then a last line saying where the results are and how to open them."""
+    from discogym.core.reporting.plots import plots_available
+    from discogym.core.reporting.run_report import combined_score_plot
+
+    plot = combined_score_plot(reports, out / "plots" / "scores.png") if plots_available() else None
+    if plot is not None:
+        sys.stdout.write(f"\n- plot: {plot}\n")
+    sys.stdout.write(
+        f"\nResults are in {out}: `discogym report {out} --html {out / 'report.html'}` writes them as one page, "
+        f"`discogym serve --runs {out}` browses them, `discogym cite {out}` says how to cite them.\n"
+    )
 
 
 def _sweep_config(

@@ -30,6 +30,7 @@ from inspect_ai.tool import ToolInfo
 from discogym.core import AgentOptions, Episode, Suite, ToolCall, Usage, UserError
 from discogym.core.running.episode_loop import PlannedEpisode, play_episode
 from discogym.core.running.planning import RunConfig, plan_episodes
+from discogym.core.running.run_file import latest_record
 from discogym.core.running.storage import RunDir
 from discogym.llm.agent import LLMAgent, LLMSettings, llm_settings
 from discogym.llm.context import CHARS_PER_TOKEN, SUMMARY_PROMPT
@@ -469,12 +470,10 @@ def _trajectories(
 
 def _run_split(run: Path | None) -> str | None:
     """The split an earlier run played, if its configuration says."""
-    if run is None or not RunDir(run).config_path.is_file():
+    if run is None:
         return None
-    try:
-        return RunConfig.model_validate_json(RunDir(run).config_path.read_bytes()).split
-    except ValueError:
-        return None
+    record = latest_record(RunDir(run).config_path)
+    return None if record is None else record.split
 
 
 def suite_texts(

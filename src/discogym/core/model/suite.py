@@ -6,6 +6,8 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import BaseModel, ConfigDict
+
 from discogym.core.model.agent import AgentFactory
 from discogym.core.model.env import Env
 from discogym.core.model.episode import Episode, Score
@@ -17,6 +19,28 @@ from discogym.core.model.tools import ToolCall
 
 ENTRY_POINT_GROUP = "discogym.suites"
 EXTRA_SUITES_VARIABLE = "DISCOGYM_SUITES"
+
+
+class Paper(BaseModel):
+    """A paper a suite implements, as ``discogym cite`` cites it: ``key`` names its BibTeX-like record; what the
+    source document does not say (authors, year, address) is left empty rather than guessed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    title: str
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    url: str | None = None
+
+    def reference(self) -> str:
+        """``Dagan, Keller and Lascarides. Plancraft: ... https://...`` (what is known of it)."""
+        authors = " and ".join(self.authors)
+        year = f" ({self.year})" if self.year is not None else ""
+        parts = [f"{authors}{year}." if authors else (f"{year.strip()}." if year else ""), f"{self.title}."]
+        if self.url:
+            parts.append(self.url)
+        return " ".join(part for part in parts if part)
 
 
 class Suite(ABC):
@@ -31,6 +55,8 @@ class Suite(ABC):
     # Raise it when tasks, environments or scoring change so that old episodes are no longer comparable;
     # it is recorded in every episode, and a resumed run refuses to mix episodes of two versions.
     version: ClassVar[str] = "1"
+    # The papers the suite implements (its benchmark's): ``discogym cite`` and the HTML report cite them.
+    papers: ClassVar[tuple[Paper, ...]] = ()
     # Raise it when the scorer or auditor would give another score or audit for the same episode file:
     # ``discogym report`` remembers recomputed scores by file content and this version (and ``version``).
     scorer_version: ClassVar[str] = "1"

@@ -12,19 +12,21 @@ import base64
 import html
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr
 
 from discogym.core.model.agent import AgentOptions, Usage
 from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
+from discogym.core.model.jsonsafe import JsonDict
 from discogym.core.model.report_table import ReportTable
 from discogym.core.model.suite import get_suite
 from discogym.core.model.termination import EndingKind
+from discogym.core.reporting.citation import Citation, citation, model_facts_text
 from discogym.core.reporting.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
 from discogym.core.reporting.plots import plots_available, score_plot
 from discogym.core.reporting.report_tables import (
@@ -39,16 +41,17 @@ from discogym.core.reporting.report_tables import (
 )
 from discogym.core.reporting.score_cache import ScoreCache
 from discogym.core.running.crosscheck import made_as_planned, mismatch_warning, score_warning
-from discogym.core.running.planning import RunConfig, plan_episode
+from discogym.core.running.planning import plan_episode
+from discogym.core.running.run_file import RunRecord, parse_run_file
 from discogym.core.running.storage import RUN_FILE, RunDir, StoredEpisode, collector_paused
-from discogym.core.running.versions import mixed_versions, stamp_of
+from discogym.core.running.versions import SHORT_DIGEST, mixed_versions, stamp_of
 from discogym.core.terminal.console import plural
 
+# What a row of the generic, endings and memory tables stands for: episodes of one suite, task set (its name and
+# the start of its content digest), condition, agent, model, and the model's scaffold and context policy.
+KEY_COLUMNS = ["suite", "set", "set digest", "condition", "agent", "model", "scaffold", "context"]
 GENERIC_COLUMNS = [
-    "suite",
-    "condition",
-    "agent",
-    "model",
+    *KEY_COLUMNS,
     "episodes",
     "errors",
     "mean score",
@@ -62,11 +65,35 @@ GENERIC_COLUMNS = [
     "cost usd",
 ]
 SUMMARY_TITLE = "All runs"
+# The keys of an agent's recorded settings that are facts of its model (shown once per model in the header).
+MODEL_KEYS = ("model", "context_window", "output_limit", "price_per_million_tokens")
+
+
+class TaskSetFacts(BaseModel):
+    """A task set episodes were played from: its suite, name, content digest
+    (:func:`~discogym.core.running.versions.set_digest`) and number of tasks, as ``run.json`` records them
+    (digest and size None for a set no record names, such as ``play``'s)."""
+
+    suite: str
+    name: str
+    digest: str | None = None
+    tasks: int | None = None
+
+    def label(self) -> str:
+        """``petri/core-v1 (12 tasks, sha256 3f2a9c1b0d4e...)``."""
+        notes = [] if self.tasks is None else [plural(self.tasks, "task")]
+        notes.append("digest not recorded" if self.digest is None else f"sha256 {self.digest}")
+        return f"{self.suite}/{self.name} ({', '.join(notes)})"
 
 
 class RunHeader(BaseModel):
     """What was run, taken from ``run.json`` and from the episodes' keys, provenance and runtime sidecars
-    (never from the clock), so the same files always give the same header."""
+    (never from the clock), so the same files always give the same header.
+
+    ``suite_versions`` lists each suite's versions, ``task_sets`` every set with its digest, ``model_facts`` the
+    facts (context window, output limit, prices per million tokens) of each model as its agents recorded them,
+    and the token and cost totals are summed over the counted episodes.
+    """
 
     suites: list[str] = Field(default_factory=list)
     splits: list[str] = Field(default_factory=list)
@@ -76,9 +103,19 @@ class RunHeader(BaseModel):
     seeds: list[int] = Field(default_factory=list)
     repeats: int | None = None  # the most repeats planned or played
     discogym_versions: list[str] = Field(default_factory=list)
+    suite_versions: dict[str, list[str]] = Field(default_factory=dict)
+    task_sets: list[TaskSetFacts] = Field(default_factory=list)
+    model_facts: list[JsonDict] = Field(default_factory=list)
     git_commits: list[str] = Field(default_factory=list)
     first_started: str | None = None
     last_started: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def set_digests(self) -> dict[tuple[str, str], str | None]:
+        """The digest of each (suite, set name); the last one listed when a set has several."""
+        return {(s.suite, s.name): s.digest for s in self.task_sets}
 
     @classmethod
     def merged(cls, headers: Iterable["RunHeader"]) -> "RunHeader":
@@ -86,15 +123,25 @@ class RunHeader(BaseModel):
         headers = list(headers)
         starts = [h.first_started for h in headers] + [h.last_started for h in headers]
         ordered = _by_time(filter(None, starts))
+        versions: dict[str, set[str]] = {}
+        for header in headers:
+            for suite, found in header.suite_versions.items():
+                versions.setdefault(suite, set()).update(found)
         return cls(
             **{
                 name: sorted({value for h in headers for value in getattr(h, name)})
                 for name in ("suites", "splits", "agents", "models", "conditions", "seeds", "discogym_versions")
             },
+            suite_versions={suite: sorted(found) for suite, found in sorted(versions.items())},
+            task_sets=_unique_sets(s for h in headers for s in h.task_sets),
+            model_facts=_unique_facts(f for h in headers for f in h.model_facts),
             git_commits=sorted({c for h in headers for c in h.git_commits}),
             repeats=max((h.repeats for h in headers if h.repeats is not None), default=None),
             first_started=ordered[0] if ordered else None,
             last_started=ordered[-1] if ordered else None,
+            input_tokens=sum(h.input_tokens for h in headers),
+            output_tokens=sum(h.output_tokens for h in headers),
+            cost_usd=round(sum(h.cost_usd for h in headers), 6),
         )
 
     def lines(self) -> list[tuple[str, str]]:
@@ -113,9 +160,27 @@ class RunHeader(BaseModel):
             ("seeds", listed(self.seeds)),
             ("repeats", "-" if self.repeats is None else str(self.repeats)),
             ("discogym", listed(self.discogym_versions)),
+            ("suite versions", listed(f"{s} {v}" for s, found in self.suite_versions.items() for v in found)),
+            ("task sets", listed(s.label() for s in self.task_sets)),
+            ("model facts", listed(model_facts_text(f) for f in self.model_facts)),
             ("git commit", listed(self.git_commits) if self.git_commits else "not recorded"),
             ("episodes started", dates),
+            ("tokens", f"{self.input_tokens:,} in, {self.output_tokens:,} out; cost ${self.cost_usd:,.4f}"),
         ]
+
+
+def _unique_sets(sets: Iterable[TaskSetFacts]) -> list[TaskSetFacts]:
+    """Each (suite, name, digest) once, sorted; a set without a digest is left out when it also has one."""
+    found = {(s.suite, s.name, s.digest): s for s in sets}
+    dated = {(suite, name) for suite, name, digest in found if digest is not None}
+    kept = [s for key, s in found.items() if key[2] is not None or key[:2] not in dated]
+    return sorted(kept, key=lambda s: (s.suite, s.name, s.digest or ""))
+
+
+def _unique_facts(facts: Iterable[JsonDict]) -> list[JsonDict]:
+    """Each model's facts once (as recorded: the same model with other facts twice), by model."""
+    unique = {orjson.dumps(f, option=orjson.OPT_SORT_KEYS): f for f in facts}
+    return [unique[key] for key in sorted(unique)]
 
 
 class RunReport(BaseModel):
@@ -152,13 +217,22 @@ class RunReport(BaseModel):
         parts.extend("\n" + run.markdown("run") for run in self.runs)
         return "".join(parts)
 
+    def citation(self) -> Citation:
+        """What was run as a citable paragraph and BibTeX-like records (``discogym cite``)."""
+        return citation(self.run_dir, self.episodes, self.header, self.tables[0])
+
     def html(self) -> str:
-        """The report as a standalone HTML page (plots embedded)."""
+        """The report as a standalone HTML page (plots embedded), ending with the citable block."""
+        cited = self.citation()
+        block = (
+            f'<h2 id="cite">How to cite</h2>\n<p>{html.escape(cited.paragraph)}</p>\n'
+            f"<pre>{html.escape(cited.bibtex)}</pre>\n"
+        )
         return (
             '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.warning{color:#a60}</style></head>\n"
-            f"<body>\n{self._html_section('discogym report')}</body></html>\n"
+            f"<body>\n{self._html_section('discogym report')}{block}</body></html>\n"
         )
 
     def _html_section(self, title: str) -> str:
@@ -176,9 +250,29 @@ class RunReport(BaseModel):
         )
 
 
-def _generic_key(episode: Episode) -> tuple[str, str, str, str]:
-    key = episode.key
-    return (key.suite, key.condition_label(), key.agent_label(), key.model or "-")
+Digests = Mapping[tuple[str, str], str | None]
+
+
+def row_key(episode: Episode, digests: Digests | None = None) -> tuple[str, ...]:
+    """The :data:`KEY_COLUMNS` of the row ``episode`` counts in: its set's digest from ``digests`` (by suite and
+    set name; '-' when not known), its scaffold and context policy from the settings its agent recorded ('-'
+    for an agent without them)."""
+    key, settings = episode.key, episode.provenance.agent_settings
+    digest = (digests or {}).get((key.suite, episode.task.split))
+    return (
+        key.suite,
+        episode.task.split,
+        "-" if digest is None else digest[:SHORT_DIGEST],
+        key.condition_label(),
+        key.agent_label(),
+        key.model or "-",
+        str(settings.get("scaffold") or "-"),
+        str(settings.get("context") or "-"),
+    )
+
+
+def _row_key(digests: Digests | None) -> Callable[[Episode], tuple[str, ...]]:
+    return lambda episode: row_key(episode, digests)
 
 
 def _generic_cells(members: list[Episode]) -> list[object]:
@@ -209,10 +303,11 @@ GENERIC_NOTES = [
 ]
 
 
-def generic_table(episodes: list[Episode]) -> ReportTable:
-    """One row per (suite, condition, agent, model): counts, mean score with its standard error, success rate
-    with its Wilson 95% interval, the number of scored episodes behind them, steps, tokens and cost."""
-    rows = [[*key, *_generic_cells(members)] for key, members in group_by(episodes, _generic_key)]
+def generic_table(episodes: list[Episode], digests: Digests | None = None) -> ReportTable:
+    """One row per :func:`row_key` (suite, set and its digest, condition, agent, model, scaffold, context):
+    counts, mean score with its standard error, success rate with its Wilson 95% interval, the number of scored
+    episodes behind them, steps, tokens and cost. Episodes of two sets are never pooled."""
+    rows = [[*key, *_generic_cells(members)] for key, members in group_by(episodes, _row_key(digests))]
     return ReportTable(title="All episodes", columns=GENERIC_COLUMNS, rows=rows, notes=GENERIC_NOTES)
 
 
@@ -233,16 +328,16 @@ ENDING_COLUMNS = {
 }
 
 
-def endings_table(episodes: list[Episode]) -> ReportTable:
-    """One row per (suite, condition, agent, model): how many episodes ended in each kind of ending, and which
-    endings they were."""
+def endings_table(episodes: list[Episode], digests: Digests | None = None) -> ReportTable:
+    """One row per :func:`row_key`: how many episodes ended in each kind of ending, and which endings they
+    were."""
     rows = []
-    for key, members in group_by(episodes, _generic_key):
+    for key, members in group_by(episodes, _row_key(digests)):
         endings = Counter(e.outcome.termination for e in members)
         kinds = Counter(ending.kind for ending in endings.elements())
         listed = ", ".join(f"{name.value} {count}" for name, count in sorted(endings.items()))
         rows.append([*key, *(kinds[kind] for kind in EndingKind), listed])
-    columns = [*GENERIC_COLUMNS[:4], *(ENDING_COLUMNS[kind] for kind in EndingKind), "endings"]
+    columns = [*KEY_COLUMNS, *(ENDING_COLUMNS[kind] for kind in EndingKind), "endings"]
     return ReportTable(title=ENDINGS_TITLE, columns=columns, rows=rows, notes=ENDINGS_NOTES)
 
 
@@ -264,11 +359,11 @@ MEMORY_NOTES = [
 ]
 
 
-def memory_table(episodes: list[Episode]) -> ReportTable | None:
-    """One row per (suite, condition, agent, model) whose agents compacted their context or kept notes: how often,
-    and what the summaries cost; None when no episode did either."""
+def memory_table(episodes: list[Episode], digests: Digests | None = None) -> ReportTable | None:
+    """One row per :func:`row_key` whose agents compacted their context or kept notes: how often, and what the
+    summaries cost; None when no episode did either."""
     rows = []
-    for key, members in group_by(episodes, _generic_key):
+    for key, members in group_by(episodes, _row_key(digests)):
         entries = [
             entry
             for episode in members
@@ -294,18 +389,23 @@ def memory_table(episodes: list[Episode]) -> ReportTable | None:
         )
     if not rows:
         return None
-    columns = [*GENERIC_COLUMNS[:4], *MEMORY_COLUMNS]
+    columns = [*KEY_COLUMNS, *MEMORY_COLUMNS]
     return ReportTable(title=MEMORY_TITLE, columns=columns, rows=rows, notes=MEMORY_NOTES)
 
 
 def summary_table(root: Path, reports: Iterable[RunReport]) -> ReportTable:
-    """The runs' generic tables in one: a row per run (its folder under ``root``), suite, condition, agent and
-    model."""
+    """The runs' generic tables in one: a row per run (its folder under ``root``) and :func:`row_key`."""
     rows: list[list[object]] = []
     for report in reports:
         name = Path(report.run_dir).relative_to(root).as_posix()
         rows.extend([name, *row] for row in report.tables[0].rows)
     return ReportTable(title=SUMMARY_TITLE, columns=["run", *GENERIC_COLUMNS], rows=rows, notes=GENERIC_NOTES)
+
+
+def combined_score_plot(reports: Iterable[RunReport], path: Path) -> Path | None:
+    """The score plot (one panel per suite) of the episodes of every report, written to ``path``; None when
+    none is scored."""
+    return score_plot([episode for report in reports for episode in report._episodes], path)
 
 
 def is_run_dir(folder: Path) -> bool:
@@ -396,8 +496,8 @@ def _run_report(root: Path, *, rescore: bool, plots_dir: Path | None, min_people
     stored = list(run_dir.read_episodes(skipped=warnings))
     if not stored and not run_dir.episode_paths():
         raise UserError(f"{root} holds no episodes (expected files under {run_dir.episodes_dir})")
-    config = _read_config(run_dir, warnings)
-    planned = [read for read in stored if _planned(read, config, warnings)]
+    records = _read_records(run_dir, warnings)
+    planned = [read for read in stored if _planned(read, records[-1] if records else None, warnings)]
     warnings.extend(filter(None, [mixed_versions(run_dir, [stamp_of(read.path, read.episode) for read in stored])]))
     suites = {name: get_suite(name) for name in sorted({read.episode.key.suite for read in planned})}
     cache = ScoreCache(root, read=not rescore)
@@ -406,21 +506,30 @@ def _run_report(root: Path, *, rescore: bool, plots_dir: Path | None, min_people
         recomputed = cache.recomputed(suites[episode.key.suite], episode, digest)
         episodes.append(_checked(episode, recomputed, rescore, warnings))
     cache.save()
+    header = run_header(run_dir, records, episodes)
+    digests = header.set_digests()
     plots: list[Path] = []
     if plots_dir is not None and episodes:
         plots.extend(filter(None, [score_plot(episodes, plots_dir / "scores.png")]))
-    tables = [generic_table(episodes), endings_table(episodes), *filter(None, [memory_table(episodes)])]
+    tables = [
+        generic_table(episodes, digests),
+        endings_table(episodes, digests),
+        *filter(None, [memory_table(episodes, digests)]),
+    ]
     for name, suite in suites.items():
-        own = [e for e in episodes if e.key.suite == name]
-        tables.extend(suite.tables(own))
-        if plots_dir is not None:
-            plots.extend(suite.plots(own, plots_dir))
+        by_set = group_by((e for e in episodes if e.key.suite == name), lambda e: (e.task.split,))
+        for (split,), own in by_set:
+            # a run of several sets gets each set's own tables (titled with the set) and plots (in a folder each)
+            several = len(by_set) > 1
+            tables.extend(_titled(table, split) if several else table for table in suite.tables(own))
+            if plots_dir is not None:
+                plots.extend(suite.plots(own, plots_dir / split if several else plots_dir))
     tables.extend(filter(None, [human_baseline_table(episodes, _human_percentile, min_people)]))
     report = RunReport(
         run_dir=str(root),
         episodes=len(episodes),
         rescored=rescore,
-        header=run_header(run_dir, config, episodes),
+        header=header,
         tables=tables,
         plots=[str(p) for p in plots],
         warnings=warnings,
@@ -429,22 +538,29 @@ def _run_report(root: Path, *, rescore: bool, plots_dir: Path | None, min_people
     return report
 
 
-def _read_config(run_dir: RunDir, warnings: list[str]) -> RunConfig | None:
-    """The run's ``run.json``, or None (with a warning when it is there but unreadable)."""
+def _titled(table: ReportTable, split: str) -> ReportTable:
+    """A suite's own table of one set's episodes, its title saying which set."""
+    return table.model_copy(update={"title": f"{table.title} (set {split})"})
+
+
+def _read_records(run_dir: RunDir, warnings: list[str]) -> list[RunRecord]:
+    """The records of the run's ``run.json`` (an old single configuration as one), or [] (with a warning when
+    it is there but unreadable)."""
     path = run_dir.config_path
     if not path.is_file():
-        return None
+        return []
     try:
-        return RunConfig.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError):
+        return parse_run_file(path.read_bytes())
+    except (OSError, ValueError):
         warnings.append(f"{path} is not a discogym run configuration; the episodes are checked against their seeds")
-        return None
+        return []
 
 
-def _planned(read: StoredEpisode, config: RunConfig | None, warnings: list[str]) -> bool:
+def _planned(read: StoredEpisode, config: RunRecord | None, warnings: list[str]) -> bool:
     """True when the run plans this episode: of its suite, with the key and seeds :func:`plan_episode` gives
     with the run's seed (its own recorded seed when there is no run.json: ``play`` and ``mcp`` write none).
-    Membership of run.json's grid is not asked: a rerun with other agents or models rewrites run.json."""
+    ``config`` is run.json's latest record (every record has the same suite and seed). Membership of a record's
+    grid is not asked: a rerun may play other sets, agents or models."""
     episode, key = read.episode, read.episode.key
     seed = episode.provenance.run_seed if config is None else config.seed
     agent = AgentOptions.model_construct(
@@ -473,26 +589,54 @@ def _checked(episode: Episode, recomputed: Episode, rescore: bool, warnings: lis
     return recomputed if rescore or differs else episode
 
 
-def run_header(run_dir: RunDir, config: RunConfig | None, episodes: list[Episode]) -> RunHeader:
-    """What the run's configuration and its counted episodes say was run."""
+def run_header(run_dir: RunDir, records: list[RunRecord], episodes: list[Episode]) -> RunHeader:
+    """What the run's ``run.json`` records and its counted episodes say was run."""
     keys = [e.key for e in episodes]
-    planned_agents = [] if config is None else config.agents
+    planned_agents = [agent for record in records for agent in record.agents]
     starts = _by_time(filter(None, (_started_at(run_dir, key) for key in keys)))
+    usages = [e.usage() for e in episodes]
+    versions: dict[str, set[str]] = {}
+    for suite, version in [(e.key.suite, e.provenance.suite_version) for e in episodes] + [
+        (r.suite, r.suite_version) for r in records
+    ]:
+        if version is not None:
+            versions.setdefault(suite, set()).add(version)
+    sets = [TaskSetFacts(suite=e.key.suite, name=e.task.split) for e in episodes]
+    sets += [TaskSetFacts(suite=r.suite, name=r.split, digest=r.set_digest, tasks=r.set_size) for r in records]
+    facts = [e.provenance.agent_settings for e in episodes] + [f for r in records for f in r.agent_facts]
     return RunHeader(
-        suites=sorted({k.suite for k in keys} | ({config.suite} if config else set())),
-        splits=sorted({e.task.split for e in episodes} | ({config.split} if config else set())),
+        suites=sorted({k.suite for k in keys} | {r.suite for r in records}),
+        splits=sorted({e.task.split for e in episodes} | {r.split for r in records}),
         agents=sorted({k.agent_label() for k in keys} | {_agent_label(a) for a in planned_agents}),
         models=sorted({k.model for k in keys if k.model} | {a.model for a in planned_agents if a.model}),
-        conditions=sorted({k.condition for k in keys} | set(config.conditions if config else [])),
-        seeds=sorted({e.provenance.run_seed for e in episodes} | ({config.seed} if config else set())),
-        repeats=max([k.repeat + 1 for k in keys] + ([config.repeats] if config else []), default=None),
+        conditions=sorted({k.condition for k in keys} | {c for r in records for c in r.conditions}),
+        seeds=sorted({e.provenance.run_seed for e in episodes} | {r.seed for r in records}),
+        repeats=max([k.repeat + 1 for k in keys] + [r.repeats for r in records], default=None),
         discogym_versions=sorted(
-            {e.provenance.discogym_version for e in episodes} | ({config.discogym_version} if config else set())
+            {e.provenance.discogym_version for e in episodes} | {r.discogym_version for r in records}
+        ),
+        suite_versions={suite: sorted(found) for suite, found in sorted(versions.items())},
+        task_sets=_latest_sets(sets),
+        model_facts=_unique_facts(
+            {key: f[key] for key in MODEL_KEYS if key in f} for f in facts if isinstance(f.get("model"), str)
         ),
         git_commits=sorted({e.provenance.git_commit for e in episodes if e.provenance.git_commit}),
         first_started=starts[0] if starts else None,
         last_started=starts[-1] if starts else None,
+        input_tokens=sum(u.input_tokens for u in usages),
+        output_tokens=sum(u.output_tokens for u in usages),
+        cost_usd=round(sum(u.cost_usd for u in usages), 6),
     )
+
+
+def _latest_sets(sets: Iterable[TaskSetFacts]) -> list[TaskSetFacts]:
+    """One entry per (suite, set name): the last that has a digest (run.json's newest record of it), else the
+    set without one; sorted."""
+    latest: dict[tuple[str, str], TaskSetFacts] = {}
+    for facts in sets:
+        if facts.digest is not None or (facts.suite, facts.name) not in latest:
+            latest[(facts.suite, facts.name)] = facts
+    return [latest[key] for key in sorted(latest)]
 
 
 def _agent_label(agent: AgentOptions) -> str:

@@ -18,7 +18,8 @@ from discogym.core.running.crosscheck import made_as_planned
 from discogym.core.running.episode_loop import PlannedEpisode, preflight
 from discogym.core.running.executors import EpisodeSummary, Executor, Played, RunListener, executor_for
 from discogym.core.running.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
-from discogym.core.running.storage import RunDir, UnwritableRun, atomic_write
+from discogym.core.running.run_file import append_run_record, check_same_run, run_record
+from discogym.core.running.storage import RunDir, UnwritableRun
 from discogym.core.running.versions import check_resumable
 
 __all__ = [
@@ -92,18 +93,7 @@ class Runner:
         self._waiting: dict[EpisodeKey, list[PlannedEpisode]] = {}  # curriculum links, by the one they follow
 
     def _check_previous_config(self) -> None:
-        path = self.run_dir.config_path
-        if not path.exists():
-            return
-        try:
-            previous = RunConfig.model_validate_json(path.read_bytes())
-        except ValueError:
-            raise UserError(f"{path} is not a discogym run configuration; choose another --out") from None
-        if (previous.suite, previous.seed) != (self.config.suite, self.config.seed):
-            raise UserError(
-                f"{self.run_dir.root} holds a run of suite '{previous.suite}' with seed {previous.seed}; "
-                "resume it with the same suite and seed, or choose another --out"
-            )
+        check_same_run(self.run_dir, self.config)
 
     def run(self) -> RunSummary:
         """Play every planned episode that is not finished yet; return what happened. The run directory is
@@ -118,7 +108,7 @@ class Runner:
         self._check_previous_config()
         self.run_dir.check_episode_paths(item.key for item in planned)
         check_resumable(self.suite, self.run_dir, {item.task.id: item.task for item in planned}.values())
-        atomic_write(self.run_dir.config_path, self.config.model_dump_json(indent=1) + "\n")
+        append_run_record(self.run_dir, run_record(self.suite, self.config))
         self.run_dir.remove_temporary_files()
         summary = RunSummary(run_dir=self.run_dir.root, planned=len(planned))
         finished = []

@@ -1,13 +1,16 @@
-"""What an episode was played against: the suite's version and a content hash of its task.
+"""What an episode was played against: the suite's version and a content hash of its task, and the digest of
+the task set it was listed in.
 
-Both are recorded in every episode's provenance. A resumed run refuses to add episodes beside ones of
-another suite version or of a task whose content has changed since (their scores would not be
-comparable), and ``discogym report`` warns about a run directory that mixes them anyway.
+The first two are recorded in every episode's provenance, the set digest in ``run.json``. A resumed run
+refuses to add episodes beside ones of another suite version or of a task whose content has changed since
+(their scores would not be comparable), and ``discogym report`` warns about a run directory that mixes them
+anyway.
 """
 
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 
 import orjson
@@ -20,6 +23,8 @@ from discogym.core.model.task import Task
 from discogym.core.running.storage import RunDir
 
 SHOWN = 5  # how many task ids or file names a message lists before "..."
+DIGEST_FLOAT_DIGITS = 12  # significant digits of a float in a set digest: last bits of numerics do not count
+SHORT_DIGEST = 12  # hex digits of a set digest shown in tables
 
 
 def task_hash(task: Task) -> str:
@@ -36,6 +41,42 @@ def content_hash(task: Task) -> str:
     resumed or reported. A task listed in two sets (autumn's ``all`` and ``cd``, say) is the same task, and its
     episodes from either set may share a run directory."""
     return task_hash(task.model_copy(update={"split": "-"}))
+
+
+def _rounded(value: object) -> object:
+    """``value`` (JSON data) with every float rounded to :data:`DIGEST_FLOAT_DIGITS` significant digits."""
+    if isinstance(value, float):
+        return float(f"{value:.{DIGEST_FLOAT_DIGITS}g}")
+    if isinstance(value, dict):
+        return {key: _rounded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rounded(item) for item in value]
+    return value
+
+
+def set_digest(tasks: Iterable[Task]) -> str:
+    """The SHA-256 (hex) of a task set's content: every task's id, brief, parameters and ground truth (not the
+    split's name), in id order, as canonical JSON (sorted keys, floats to 12 significant digits).
+
+    It depends only on what the tasks are: not on their order, on key order, on the process's hash seed, or
+    on the last bits of a float a numerics library computed. Two sets with the same tasks have one digest.
+    """
+    documents = sorted(
+        (_rounded(task.model_dump(mode="json", exclude={"split"})) for task in tasks),
+        key=lambda document: str(document["id"]),  # type: ignore[index]
+    )
+    return hashlib.sha256(orjson.dumps(documents, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+@cache
+def _suite_set_digest(suite: Suite, split: str) -> str:
+    return set_digest(suite.tasks(split))
+
+
+def suite_set_digest(suite: Suite, split: str) -> str:
+    """The :func:`set_digest` of the suite's split, computed once per process (UserError for a split that
+    cannot be loaded)."""
+    return _suite_set_digest(suite, split)
 
 
 class _RecordedVersions(BaseModel):

@@ -11,6 +11,7 @@ from discogym.core import (
     Condition,
     Env,
     Episode,
+    Paper,
     ReportTable,
     Score,
     Suite,
@@ -106,6 +107,8 @@ class AutumnSuite(Suite):
     aliases = ("autumnbench", "worldtest")
     description = "explore a grid world without reward, then pass a test it did not know about (AutumnBench)"
     version = "2"  # docs/autumn.md, "Versions"
+    # The source document names no authors, year or address.
+    papers = (Paper(key="worldtest-autumnbench", title="Benchmarking World-Model Learning (WorldTest, AutumnBench)"),)
     scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
     frame_rate_play = True  # the paper's GUI runs at the environment's frame rate, with automatic noops
     people_condition = "people"

@@ -5,7 +5,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task
+from discogym.core import AgentFactory, Condition, Env, Episode, Paper, ReportTable, Score, Suite, Task
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.crafting import agents, data
 from discogym.suites.crafting.env import CraftingEnv, Presentation
@@ -77,6 +77,14 @@ class CraftingSuite(Suite):
     aliases = ("plancraft",)
     description = "craft a Minecraft item through the crafting GUI (Plancraft), or recognise that it is impossible"
     version = "1"  # docs/crafting.md, "Versions"
+    papers = (
+        Paper(
+            key="dagan-plancraft",
+            title="Plancraft: an evaluation dataset for planning with LLM agents",
+            authors=("Gautier Dagan", "Frank Keller", "Alex Lascarides"),
+            url="https://github.com/gautierdag/plancraft",
+        ),
+    )
     scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
 
     def splits(self) -> list[str]:

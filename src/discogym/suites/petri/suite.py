@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
+from discogym.core import AgentFactory, Condition, Env, Episode, Paper, ReportTable, Score, Suite, Task, UserError
 from discogym.suites.petri import agents, frozen, verdict
 from discogym.suites.petri.env import PetriEnv
 from discogym.suites.petri.report import petri_tables
@@ -42,6 +42,15 @@ class PetriSuite(Suite):
     aliases = ("petri-bench",)
     description = "find which hidden simulation parameter changed, by controlled experiments with statistics"
     version = "2"  # docs/petri.md, "Versions"
+    papers = (
+        Paper(
+            key="sozudogru2026petribench",
+            title="petri-bench: Scoring the Scientific Method of LLM Agents on Procedurally Generated "
+            "Causal-Discovery Tasks",
+            authors=("Baris Sozudogru",),
+            year=2026,
+        ),
+    )
     scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
     score_range = verdict.SCORE_RANGE
 

@@ -4,7 +4,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core import AgentFactory, Condition, Env, Episode, ReportTable, Score, Suite, Task, UserError
+from discogym.core import AgentFactory, Condition, Env, Episode, Paper, ReportTable, Score, Suite, Task, UserError
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.redstone import agents
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
@@ -82,6 +82,8 @@ class RedstoneSuite(Suite):
     aliases = ("scicrafter",)
     description = "build redstone circuits that light lamps in timed patterns (SciCrafter)"
     version = "1"  # docs/redstone.md, "Versions"
+    # The source document's text starts at its abstract: its full title, authors, year and address are not in it.
+    papers = (Paper(key="scicrafter", title="SciCrafter"),)
     scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
 
     def splits(self) -> list[str]:
