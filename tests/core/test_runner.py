@@ -498,3 +498,18 @@ def test_a_setting_refused_as_an_episode_starts_is_a_config_error_and_the_run_is
     with pytest.raises(UserError, match=f"task {refused}, condition plain: task {refused} asks for a board"):
         run(tmp_path / "refused", config("bisect"))
     assert not (tmp_path / "refused").exists()
+
+
+def test_the_report_counts_the_episodes_played_again(tmp_path, monkeypatch):
+    def broken_submit(env, args):
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(DigitEnv, "submit", broken_submit)
+    run(tmp_path, config("bisect"))
+    monkeypatch.undo()
+    assert build_report(tmp_path).header.retried == 0
+    run(tmp_path, config("bisect"))
+    built = build_report(tmp_path)
+    assert built.header.retried == 2 and "- played again after an error: 2 (earlier files in retried/)" in (
+        built.markdown()
+    )

@@ -112,6 +112,7 @@ class RunHeader(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    retried: int = 0  # episodes played again after an error, their earlier files in RUN/retried/
 
     def set_digests(self) -> dict[tuple[str, str], str | None]:
         """The digest of each (suite, set name); the last one listed when a set has several."""
@@ -142,6 +143,7 @@ class RunHeader(BaseModel):
             input_tokens=sum(h.input_tokens for h in headers),
             output_tokens=sum(h.output_tokens for h in headers),
             cost_usd=round(sum(h.cost_usd for h in headers), 6),
+            retried=sum(h.retried for h in headers),
         )
 
     def lines(self) -> list[tuple[str, str]]:
@@ -166,6 +168,7 @@ class RunHeader(BaseModel):
             ("git commit", listed(self.git_commits) if self.git_commits else "not recorded"),
             ("episodes started", dates),
             ("tokens", f"{self.input_tokens:,} in, {self.output_tokens:,} out; cost ${self.cost_usd:,.4f}"),
+            ("played again after an error", f"{self.retried:,} (earlier files in retried/)" if self.retried else "0"),
         ]
 
 
@@ -626,6 +629,7 @@ def run_header(run_dir: RunDir, records: list[RunRecord], episodes: list[Episode
         input_tokens=sum(u.input_tokens for u in usages),
         output_tokens=sum(u.output_tokens for u in usages),
         cost_usd=round(sum(u.cost_usd for u in usages), 6),
+        retried=run_dir.retried_count(),
     )
 
 
