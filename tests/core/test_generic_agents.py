@@ -132,7 +132,7 @@ def test_a_human_without_a_suite_syntax_types_tool_and_json_arguments():
 
 def test_the_task_is_repeated_in_one_line_above_every_prompt():
     env = suite.make_env(suite.tasks("dev")[0], suite.condition("plain"), seed=1)
-    agent, shown = scripted_human(["", "probe 4"])
+    agent, shown = scripted_human(["", "probe n=4"])
     long_brief = "Find the hidden digit " + "by probing " * 20 + "\nSecond line."
     agent.start(AgentContext(brief=long_brief, tools=env.tool_specs(), seed=0))
     start = len(shown)

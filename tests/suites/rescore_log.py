@@ -53,7 +53,8 @@ class Rescored:
     def row(self, agent: str) -> dict[str, Any]:
         """The generic table's row of ``agent`` (one condition, no model)."""
         (table,) = [t for t in self.document["tables"] if t["title"] == "All episodes"]
-        (row,) = [r for r in table["rows"] if r[2] == agent]
+        agent_column = table["columns"].index("agent")
+        (row,) = [r for r in table["rows"] if r[agent_column] == agent]
         return dict(zip(table["columns"], row, strict=True))
 
     def warned(self) -> list[str]:

@@ -630,12 +630,7 @@ def preflight(suite: Suite, planned: list[PlannedEpisode]) -> None:
         recorder = EpisodeRecorder(suite, item)
         try:
             recorder.open()
-            agent = make_agent(suite, item.agent)
-            try:
-                agent.preflight(recorder.context())
-            finally:
-                with suppress(Exception):
-                    agent.close()
+            make_agent(suite, item.agent).preflight(recorder.context())  # never started, so not closed either
         except EpisodeStopped as stopped:
             if recorder.termination is Termination.CONFIG_ERROR:
                 raise UserError(f"task {item.task.id}, condition {item.condition.name}: {stopped.__cause__}") from None
