@@ -20,7 +20,8 @@ def test_the_python_example_in_the_readme_runs(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert re.search(r"\| toy \| dev \| [0-9a-f]{12} \| plain \| bisect \| - \| - \| - \| 16 \| 0 \| 1\.000 \|", done.stdout)
+    row = r"\| toy \| dev \| [0-9a-f]{12} \| plain \| bisect \| - \| - \| - \| 16 \| 0 \| 1\.000 \|"
+    assert re.search(row, done.stdout)
     assert "['probe', 'roll', 'submit']" in done.stdout
     assert "the hidden digit is" in done.stdout
     assert len(list((tmp_path / "runs" / "api" / "episodes").glob("*.json"))) == 32
