@@ -42,7 +42,7 @@ from discogym.core.reporting.report_tables import (
 from discogym.core.reporting.score_cache import ScoreCache
 from discogym.core.running.crosscheck import made_as_planned, mismatch_warning, score_warning
 from discogym.core.running.planning import plan_episode
-from discogym.core.running.run_file import RunRecord, parse_run_file
+from discogym.core.running.run_file import RunRecord, read_run_file
 from discogym.core.running.storage import RUN_FILE, RunDir, StoredEpisode, collector_paused
 from discogym.core.running.versions import SHORT_DIGEST, mixed_versions, stamp_of
 from discogym.core.terminal.console import plural
@@ -549,13 +549,12 @@ def _titled(table: ReportTable, split: str) -> ReportTable:
 def _read_records(run_dir: RunDir, warnings: list[str]) -> list[RunRecord]:
     """The records of the run's ``run.json`` (an old single configuration as one), or [] (with a warning when
     it is there but unreadable)."""
-    path = run_dir.config_path
-    if not path.is_file():
-        return []
     try:
-        return parse_run_file(path.read_bytes())
-    except (OSError, ValueError):
-        warnings.append(f"{path} is not a discogym run configuration; the episodes are checked against their seeds")
+        return read_run_file(run_dir)
+    except UserError:
+        warnings.append(
+            f"{run_dir.config_path} is not a discogym run configuration; the episodes are checked against their seeds"
+        )
         return []
 
 
