@@ -84,6 +84,7 @@ bench: install
 	$(BIN)/python benchmarks/llm_overhead.py
 	$(BIN)/python benchmarks/llm_concurrency.py
 	$(BIN)/python benchmarks/llm_context.py
+	$(BIN)/python benchmarks/llm_estimate.py
 	$(BIN)/python benchmarks/petri_sims.py
 	$(BIN)/python benchmarks/crafting_env.py
 	$(BIN)/python benchmarks/crafting_plan_lengths.py
