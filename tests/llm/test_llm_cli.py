@@ -131,3 +131,14 @@ def test_models_lists_the_papers_models_with_windows_prices_and_whether_each_key
     assert (opus["price"]["cache_write"], opus["price"]["cache_read"]) == (6.25, 0.5)
     assert models["openai/gpt-5.2"]["key_set"] and not opus["key_set"]
     assert models["vllm/my-llama"]["price"]["output"] == 0.2 and models["vllm/my-llama"]["key_variable"] is None
+
+
+def test_sweep_estimate_plays_nothing_and_multiplies_by_its_repeats(tmp_path):
+    args = ["sweep", "toy", "--model", "openai/gpt-5", "--out", str(tmp_path / "sweep"), "--estimate", "--json"]
+    once = json.loads(run_discogym(*args, OPENAI_API_KEY=SECRET).stdout)
+    twice = json.loads(run_discogym(*args, "--repeats", "2", OPENAI_API_KEY=SECRET).stdout)
+    (estimate,) = twice["estimates"]
+    assert (estimate["suite"], estimate["repeats"]) == ("toy", 2)
+    for case in ("low", "expected", "high"):
+        assert twice["total"][case]["input_tokens"] == 2 * once["total"][case]["input_tokens"] > 0
+    assert not (tmp_path / "sweep").exists()
