@@ -201,3 +201,18 @@ def test_sweep_runs_agents_on_every_suite_that_has_them_then_one_summary(tmp_pat
     nothing = run_discogym("sweep", "petri", "--agent", "quitter", "--out", str(tmp_path / "none"), "--quiet")
     assert nothing.returncode == 2
     assert nothing.stderr.strip().endswith("error: no suite has the agents asked for; nothing was run")
+
+
+def test_sweep_takes_a_split_condition_and_agent_options_per_suite(tmp_path):
+    out = tmp_path / "sweep"
+    done = run_discogym("sweep", "toy", "--agent", "flaky", "--split", "digits=tiny", "--condition", "toy=slow",
+                        "--agent-opt", f"toy:fail_dir={tmp_path / 'markers'}", "--agent-opt", "petri:salt=3",
+                        "--retries", "1", "--out", str(out), "--quiet", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (record,) = json.loads((out / "toy" / "run.json").read_text())["runs"]
+    assert (record["split"], record["conditions"]) == ("tiny", ["slow"])
+    assert record["agents"][0]["options"] == {"fail_dir": str(tmp_path / "markers")}  # petri's option left out
+    run = json.loads(done.stdout)["suites"]["toy"]["run"]
+    assert (run["written"], run["faults"]) == (2, {})  # each episode's first try faulted, and was retried
+    mixed = run_discogym("sweep", "toy", "--split", "toy=tiny", "--split", "toy=dev", "--out", str(tmp_path / "x"))
+    assert (mixed.returncode, mixed.stderr) == (2, "error: --split names 2 values for suite toy; give one\n")
