@@ -891,6 +891,8 @@ def sweep(
             stderr.print("No suites are registered yet; nothing to run.")
         if reference and (agent_opt or token_limit or cost_limit):
             raise UserError("--agent-opt, --token-limit and --cost-limit go with --agent or --model")
+        if estimate and not model:
+            raise UserError("an estimate is of language-model agents: give --model")
         splits, conditions = per_suite(split or [], "--split"), per_suite(condition or [], "--condition")
         named = {name for name in (*splits, *conditions) if name is not None}
         unknown = sorted(named - {suite.name for suite in chosen})
@@ -905,7 +907,8 @@ def sweep(
                     agent, model, parse_agent_options(agent_opt or [], suite.name), token_limit, cost_limit
                 )
             )
-            config = _sweep_config(suite, requested, _one(splits, suite.name, "--split"), conditions, repeats, seed)
+            split_named = _one(splits, suite.name, "--split")
+            config = _sweep_config(suite, requested, split_named, conditions, repeats, seed, checked=not estimate)
             if config is not None:
                 plans.append((suite, config))
         if chosen and not plans:
@@ -977,10 +980,12 @@ def _sweep_config(
     conditions: dict[str | None, list[str]],
     repeats: int,
     seed: int,
+    checked: bool = True,
 ) -> "RunConfig | None":
     """The run configuration of one suite in a sweep: its reference agent, or those of the ``requested`` agents
     it has; None (said in one line) when it has none of them. Any other mistake (a missing API key, an option no
-    agent takes, an unknown split or condition) is a UserError, which stops the sweep before it starts."""
+    agent takes, an unknown split or condition) is a UserError, which stops the sweep before it starts. Unless
+    ``checked``, the agents are taken as asked, not built (an estimate needs no API key)."""
     from discogym.core.running.agent_lookup import agent_names
     from discogym.core.running.runner import RunConfig
 
@@ -993,6 +998,11 @@ def _sweep_config(
         return None
     named_conditions = conditions.get(suite.name) or conditions.get(None)
     try:
+        if not checked:  # planned with a stand-in agent that needs nothing, then given the agents asked for
+            config = RunConfig.for_suite(
+                suite, ["random"], split=split, conditions=named_conditions, repeats=repeats, seed=seed
+            )
+            return config.model_copy(update={"agents": agents})
         return RunConfig.for_suite(suite, agents, split=split, conditions=named_conditions, repeats=repeats, seed=seed)
     except UserError as err:
         raise UserError(f"{suite.name}: {err}") from None
