@@ -91,7 +91,7 @@ def test_mistakes_known_before_the_run_stop_it_in_one_line_and_write_nothing(tmp
         (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "scaffold=plancraft"],
          "error: autumn: --agent-opt scaffold=plancraft is Plancraft's scaffold for suite 'crafting'"),
         (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "crafting:scaffold=plancraft", "--split",
-          "petri=l9-v9"], "error: petri: petri has no task set 'l9-v9'"),
+          "petri=l9-v9"], "error: petri has no task set 'l9-v9'"),
     ]  # fmt: skip
     for index, (args, message) in enumerate(cases):
         out = tmp_path / str(index)

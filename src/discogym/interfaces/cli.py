@@ -1005,7 +1005,7 @@ def _sweep_config(
             return config.model_copy(update={"agents": agents})
         return RunConfig.for_suite(suite, agents, split=split, conditions=named_conditions, repeats=repeats, seed=seed)
     except UserError as err:
-        raise UserError(f"{suite.name}: {err}") from None
+        raise in_suite(suite, err) from None
 
 
 def _check_sweep(plans: list[tuple["Suite", "RunConfig"]]) -> None:
@@ -1018,7 +1018,13 @@ def _check_sweep(plans: list[tuple["Suite", "RunConfig"]]) -> None:
         try:
             preflight(suite, plan_episodes(suite, config))
         except UserError as err:
-            raise UserError(f"{suite.name}: {err}") from None
+            raise in_suite(suite, err) from None
+
+
+def in_suite(suite: "Suite", err: UserError) -> UserError:
+    """``err`` said of one suite of a sweep: its message begins with the suite's name."""
+    message = str(err)
+    return UserError(message if message.startswith(suite.name) else f"{suite.name}: {message}")
 
 
 def _sweep_suite(
