@@ -234,7 +234,8 @@ class RunReport(BaseModel):
         return (
             '<!doctype html>\n<html><head><meta charset="utf-8"><title>discogym report</title>'
             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-            "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.warning{color:#a60}</style></head>\n"
+            "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.warning{color:#a60}"
+            "pre{white-space:pre-wrap;overflow-wrap:anywhere}</style></head>\n"
             f"<body>\n{self._html_section('discogym report')}{block}</body></html>\n"
         )
 
