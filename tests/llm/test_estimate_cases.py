@@ -19,6 +19,7 @@ from discogym.llm.estimate import (
 from discogym.llm.models import parse_model
 from discogym.llm.tokens import MESSAGE_TOKENS, TiktokenCounter, TokenCounter, shipped_o200k, token_counter
 from tests.conftest import run_discogym
+from tests.core.closing_suite import suite as closing
 from tests.core.toy_suite import DigitSuite
 from tests.llm.test_estimate import NoReference, autumn_planned
 
@@ -80,23 +81,23 @@ def test_repeats_multiply_the_totals_and_say_so():
 
 
 def test_several_suites_get_one_total_and_a_suite_without_a_reference_is_skipped():
-    petri = get_suite("petri")
     skipped: list[str] = []
-    estimates = estimate_suites([DigitSuite(), NoReference(), petri], [SONNET], skipped=skipped)
-    assert [estimate.suite for estimate in estimates] == ["toy", "petri"]
+    estimates = estimate_suites([DigitSuite(), NoReference(), closing], [SONNET], skipped=skipped)
+    assert [estimate.suite for estimate in estimates] == ["toy", "closing"]
     assert len(skipped) == 1 and "no reference agent" in skipped[0]
     total = grand_total(estimates)
     for case in CASES:
         assert total[case.name]["input_tokens"] == sum(e.totals(case.name)["input_tokens"] for e in estimates)
         assert total[case.name]["dollars"] == pytest.approx(sum(e.totals(case.name)["dollars"] for e in estimates))
-    shown = run_discogym("estimate", "toy", "petri", "--model", "anthropic/claude-sonnet-4-5", "--json")
+    both = {"DISCOGYM_SUITES": "tests.core.toy_suite:suite,tests.core.closing_suite:suite"}
+    shown = run_discogym("estimate", "toy", "closing", "--model", "anthropic/claude-sonnet-4-5", "--json", **both)
     assert shown.returncode == 0, shown.stderr
     document = json.loads(shown.stdout)
-    assert [e["suite"] for e in document["estimates"]] == ["toy", "petri"]
+    assert [e["suite"] for e in document["estimates"]] == ["toy", "closing"]
     assert document["total"]["expected"]["input_tokens"] == sum(
         e["cases"]["expected"]["input_tokens"] for e in document["estimates"]
     )
-    refused = run_discogym("estimate", "toy", "petri", "--model", "openai/gpt-5", "--tasks", "x")
+    refused = run_discogym("estimate", "toy", "closing", "--model", "openai/gpt-5", "--tasks", "x", **both)
     assert refused.returncode == 2 and "single suite" in refused.stderr
 
 
