@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from discogym.core.model.env import Env, Limits
     from discogym.core.model.episode import Episode, EpisodeKey, Event, Outcome, Provenance, Score
     from discogym.core.model.errors import InfrastructureError, ToolError, UserError
+    from discogym.core.model.protocol import FigureSource, Protocol, ProtocolPart, PublishedFigure
     from discogym.core.model.report_table import ReportTable
     from discogym.core.model.seeding import derive_seed, make_rng
     from discogym.core.model.suite import Paper, Suite, all_suites, get_suite, register_suite
@@ -50,6 +51,7 @@ _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(["Env", "Limits"], "model.env"),
     **dict.fromkeys(["Episode", "EpisodeKey", "Event", "Outcome", "Provenance", "Score"], "model.episode"),
     **dict.fromkeys(["InfrastructureError", "ToolError", "UserError"], "model.errors"),
+    **dict.fromkeys(["FigureSource", "Protocol", "ProtocolPart", "PublishedFigure"], "model.protocol"),
     "ReportTable": "model.report_table",
     **dict.fromkeys(["derive_seed", "make_rng"], "model.seeding"),
     **dict.fromkeys(["Paper", "Suite", "all_suites", "get_suite", "register_suite"], "model.suite"),
@@ -84,13 +86,17 @@ __all__ = [
     "Episode",
     "EpisodeKey",
     "Event",
+    "FigureSource",
     "InfrastructureError",
     "Limits",
     "MemoryEvent",
     "NoArgs",
     "Outcome",
     "Paper",
+    "Protocol",
+    "ProtocolPart",
     "Provenance",
+    "PublishedFigure",
     "ReportTable",
     "Score",
     "Suite",

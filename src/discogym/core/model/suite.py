@@ -13,6 +13,7 @@ from discogym.core.model.env import Env
 from discogym.core.model.episode import Episode, Score
 from discogym.core.model.errors import UserError
 from discogym.core.model.plugins import PluginError, import_reference, load_entry_point, one_line, plugin_points, warn
+from discogym.core.model.protocol import Protocol
 from discogym.core.model.report_table import ReportTable
 from discogym.core.model.task import Condition, Task
 from discogym.core.model.tools import ToolCall
@@ -112,6 +113,11 @@ class Suite(ABC):
     @abstractmethod
     def score(self, episode: Episode) -> Score:
         """The episode's score, computed from the episode alone."""
+
+    def protocols(self) -> list[Protocol]:
+        """The headline experiments of the suite's papers, as published, with the figures the papers give for them
+        (``discogym protocols``, ``discogym run --protocol NAME``). None by default."""
+        return []
 
     def model_calls(
         self, task: Task, condition: Condition, reference: list[ToolCall], *, high: bool = False
