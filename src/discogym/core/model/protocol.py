@@ -41,7 +41,9 @@ class PublishedFigure(BaseModel):
     ``model_ids`` are the provider/model names (``openai/gpt-4o-mini``) a run of that model has, for matching;
     ``condition`` is the suite's condition the figure corresponds to, with ``@curriculum`` when the paper played
     the tasks in a curriculum; ``printed`` is the cell as the paper prints it; ``low`` and ``high`` a range the
-    paper gives with it (over passes or runs), on the same scale as ``value``."""
+    paper gives with it (over passes or runs), on the same scale as ``value``; ``subset`` is empty for a figure over
+    the protocol's whole run (what the report compares), else what part of it the figure covers ("tier L2",
+    "task A_L3", "masked-frame prediction")."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -55,6 +57,7 @@ class PublishedFigure(BaseModel):
     low: float | None = None
     high: float | None = None
     source: FigureSource
+    subset: str = ""
     note: str = ""
 
     def matches_model(self, model: str | None) -> bool:
@@ -104,8 +107,13 @@ class Protocol(BaseModel):
         raise UserError(f"protocol {self.name} has no part {name!r}; it has {', '.join(p.name for p in self.parts)}")
 
     def figures_for(self, condition: str, metric: Metric | None = None) -> list[PublishedFigure]:
-        """The published figures of ``condition`` (a condition label, ``hint+scientist@curriculum``)."""
-        return [f for f in self.figures if f.condition == condition and (metric is None or f.metric == metric)]
+        """The published figures over the whole run of ``condition`` (a condition label,
+        ``hint+scientist@curriculum``)."""
+        return [
+            f
+            for f in self.figures
+            if f.condition == condition and not f.subset and (metric is None or f.metric == metric)
+        ]
 
     def document(self) -> dict[str, Any]:
         """The protocol as plain JSON (``discogym protocols --json``)."""
