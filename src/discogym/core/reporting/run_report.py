@@ -24,11 +24,12 @@ from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
 from discogym.core.model.jsonsafe import JsonDict
 from discogym.core.model.report_table import ReportTable
-from discogym.core.model.suite import get_suite
+from discogym.core.model.suite import Suite, get_suite
 from discogym.core.model.termination import EndingKind
 from discogym.core.reporting.citation import Citation, citation, model_facts_text
 from discogym.core.reporting.human_baselines import DEFAULT_MIN_PEOPLE, human_baseline_table
 from discogym.core.reporting.plots import plots_available, score_plot
+from discogym.core.reporting.published import protocol_of, published_table
 from discogym.core.reporting.report_tables import (
     group_by,
     mean_score,
@@ -529,6 +530,7 @@ def _run_report(root: Path, *, rescore: bool, plots_dir: Path | None, min_people
             if plots_dir is not None:
                 plots.extend(suite.plots(own, plots_dir / split if several else plots_dir))
     tables.extend(filter(None, [human_baseline_table(episodes, _human_percentile, min_people)]))
+    tables.extend(_published_tables(records[-1] if records else None, suites, episodes))
     report = RunReport(
         run_dir=str(root),
         episodes=len(episodes),
@@ -540,6 +542,15 @@ def _run_report(root: Path, *, rescore: bool, plots_dir: Path | None, min_people
     )
     report._episodes = episodes
     return report
+
+
+def _published_tables(record: RunRecord | None, suites: dict[str, Suite], episodes: list[Episode]) -> list[ReportTable]:
+    """The published figures beside the run's, when its newest record names a paper's protocol."""
+    if record is None or record.protocol is None or record.suite not in suites:
+        return []
+    protocol = protocol_of(record.protocol, suites[record.suite].protocols())
+    table = None if protocol is None else published_table(protocol, episodes)
+    return [table] if table is not None else []
 
 
 def _titled(table: ReportTable, split: str) -> ReportTable:

@@ -40,6 +40,9 @@ class RunConfig(BaseModel):
     repeats: int = Field(default=1, ge=1, le=MAX_PLANNED_EPISODES)
     seed: int = Field(default=0, ge=0, lt=2**63)
     setting: Setting = "independent"
+    # The paper's protocol the run follows (``discogym run --protocol``): its report sets the published figures
+    # beside the run's.
+    protocol: str | None = Field(default=None, exclude_if=lambda protocol: protocol is None)
     discogym_version: str = __version__
 
     @classmethod
@@ -55,6 +58,7 @@ class RunConfig(BaseModel):
         seed: int = 0,
         skipped: list[str] | None = None,
         setting: Setting = "independent",
+        protocol: str | None = None,
     ) -> "RunConfig":
         """A configuration with the suite's defaults (first split, first condition) for what is not given,
         and agent names resolved and checked."""
@@ -70,6 +74,7 @@ class RunConfig(BaseModel):
             repeats=repeats,
             seed=seed,
             setting=setting,
+            protocol=protocol,
         )
 
 

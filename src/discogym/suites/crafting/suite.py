@@ -5,9 +5,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core import AgentFactory, Condition, Env, Episode, Paper, ReportTable, Score, Suite, Task
+from discogym.core import AgentFactory, Condition, Env, Episode, Paper, Protocol, ReportTable, Score, Suite, Task
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
-from discogym.suites.crafting import agents, data
+from discogym.suites.crafting import agents, data, protocols
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import recipe_book
 from discogym.suites.crafting.tasks import slots_of, task_of
@@ -104,6 +104,9 @@ class CraftingSuite(Suite):
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         presentation = Presentation.model_validate(condition.params)
         return CraftingEnv(recipe_book(), str(task.params["target"]), slots_of(task), presentation, seed)
+
+    def protocols(self) -> list[Protocol]:
+        return protocols.protocols()
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {

@@ -2,9 +2,22 @@
 
 from pathlib import Path
 
-from discogym.core import AgentFactory, Condition, Env, Episode, Paper, ReportTable, Score, Suite, Task, UserError
-from discogym.suites.petri import agents, frozen, verdict
+from discogym.core import (
+    AgentFactory,
+    Condition,
+    Env,
+    Episode,
+    Paper,
+    Protocol,
+    ReportTable,
+    Score,
+    Suite,
+    Task,
+    UserError,
+)
+from discogym.suites.petri import agents, frozen, protocols, verdict
 from discogym.suites.petri.env import PetriEnv
+from discogym.suites.petri.protocols import SWEEP_SET, SWEEP_SETS
 from discogym.suites.petri.report import petri_tables
 from discogym.suites.petri.sims.registry import get_simulation
 from discogym.suites.petri.tasks import PetriTaskSpec, task_spec
@@ -55,12 +68,17 @@ class PetriSuite(Suite):
     score_range = verdict.SCORE_RANGE
 
     def splits(self) -> list[str]:
-        return frozen.set_names()
+        return [*frozen.set_names(), SWEEP_SET]
 
     def tasks(self, split: str) -> list[Task]:
+        if split == SWEEP_SET:  # the paper's sweep: three frozen sets as one
+            return [task for name in SWEEP_SETS for task in self.tasks(name)]
         if split not in frozen.FROZEN_SETS:
-            raise UserError(f"petri has no task set '{split}'; sets: {', '.join(frozen.set_names())}")
+            raise UserError(f"petri has no task set '{split}'; sets: {', '.join(self.splits())}")
         return [task_of(spec) for spec in frozen.load_set(split).tasks]
+
+    def protocols(self) -> list[Protocol]:
+        return protocols.protocols()
 
     def conditions(self) -> list[Condition]:
         return [Condition(name="default", description="the paper's blind harness: 8 calls, statistics only")]

@@ -4,9 +4,21 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from discogym.core import AgentFactory, Condition, Env, Episode, Paper, ReportTable, Score, Suite, Task, UserError
+from discogym.core import (
+    AgentFactory,
+    Condition,
+    Env,
+    Episode,
+    Paper,
+    Protocol,
+    ReportTable,
+    Score,
+    Suite,
+    Task,
+    UserError,
+)
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
-from discogym.suites.redstone import agents
+from discogym.suites.redstone import agents, protocols
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.self_taught import make_self_taught
 from discogym.suites.redstone.tasks import FAMILIES, LEVELS, TaskSpec, packaged_tasks, read_task, task_spec
@@ -107,6 +119,9 @@ class RedstoneSuite(Suite):
 
     def carry_forward(self, episode: Episode) -> dict[str, Any]:
         return carried_from(episode)
+
+    def protocols(self) -> list[Protocol]:
+        return protocols.protocols()
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"builder": agents.make_builder, "self-taught": make_self_taught}
