@@ -3,6 +3,7 @@
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -31,7 +32,7 @@ from discogym.interfaces.suite_commands import SuiteCommandsGroup
 # numpy or any suite). Each command imports the harness modules it uses in its body; the suites' own commands
 # are imported only when invoked (SuiteCommandsGroup).
 if TYPE_CHECKING:
-    from discogym.core import AgentOptions, Suite
+    from discogym.core import AgentOptions, Protocol, Suite
     from discogym.core.reporting.run_report import RunReport
     from discogym.core.running.executors import Executor, RunListener
     from discogym.core.running.runner import RunConfig, RunSummary
@@ -141,6 +142,60 @@ def models_command(as_json: JsonOption = False) -> None:
         )
     stdout.print(table)
     stdout.print("Prices: US dollars per million tokens (DISCOGYM_PRICES adds or overrides them; see docs/llm.md).")
+
+
+@app.command("protocols")
+def protocols_command(
+    suite: Annotated[str | None, typer.Argument(help="Only this suite's protocols.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the papers' protocols: each paper's headline experiment as it was published (task sets, conditions,
+    repeats, setting, the llm agent's options), the table it follows, where discogym differs, and the figures the
+    paper published (with --json). `discogym run --protocol NAME --model M` runs one."""
+    from discogym.core import get_suite
+    from discogym.core.running.protocols import all_protocols
+
+    with user_errors():
+        found = all_protocols([get_suite(suite)] if suite else None)
+        if as_json:
+            documents = [p.document() | {"episodes_per_agent": _protocol_episodes(s, p)} for s, p in found]
+            print_json({"protocols": documents})
+            return
+    table = Table("protocol", "suite", "follows", "runs", Column("episodes per agent", justify="right"), "figures")
+    for owner, protocol in found:
+        runs = "; ".join(
+            f"{part.name}: set {part.split}, {', '.join(part.conditions)}, x{part.repeats}"
+            + (f", {part.setting}" if part.setting != "independent" else "")
+            + (f", {' '.join(f'{k}={v}' for k, v in part.llm_options.items())}" if part.llm_options else "")
+            for part in protocol.parts
+        )
+        episodes = _protocol_episodes(owner, protocol)
+        table.add_row(
+            protocol.name,
+            owner.name,
+            f"{protocol.section}; {', '.join(protocol.tables)}",
+            runs,
+            "?" if episodes is None else f"{episodes:,}",
+            f"{len(protocol.figures):,}",
+        )
+    stdout.print(table)
+    stdout.print(
+        "Run one with `discogym run --protocol NAME --model M` (--estimate first: what it would cost); "
+        "`discogym protocols --json` gives each one's differences from its paper and the published figures; "
+        "docs/papers.md describes them.",
+        highlight=False,
+    )
+
+
+def _protocol_episodes(suite: "Suite", protocol: "Protocol") -> int | None:
+    """The episodes one agent plays in ``protocol``; None when a task set cannot be counted offline."""
+    total = 0
+    for part in protocol.parts:
+        count = suite.task_count(part.split)
+        if count is None:
+            return None
+        total += count * len(part.conditions) * part.repeats
+    return total
 
 
 def _tokens(count: int | None) -> str:
@@ -447,9 +502,12 @@ def executor_of(backend: Backend, address: str | None, workers: int, concurrency
 @app.command("estimate")
 def estimate_command(
     suite_names: Annotated[
-        list[str], typer.Argument(metavar="SUITE...", help="Suite names or aliases, or `all` for every suite.")
-    ],
-    model: Annotated[list[str], typer.Option(help="The model to estimate, e.g. openai/gpt-5 (repeatable).")],
+        list[str] | None,
+        typer.Argument(metavar="[SUITE...]", help="Suite names or aliases, or `all` for every suite."),
+    ] = None,
+    model: Annotated[
+        list[str] | None, typer.Option(help="The model to estimate, e.g. openai/gpt-5 (repeatable; required).")
+    ] = None,
     split: SplitOption = None,
     task: TasksOption = None,
     condition: ConditionOption = None,
@@ -465,15 +523,37 @@ def estimate_command(
     summary_tokens: Annotated[
         int, typer.Option(min=1, help="Length of each stand-in summary (context=compact), in tokens.")
     ] = 400,
+    protocol: Annotated[
+        list[str] | None,
+        typer.Option(metavar="NAME", help="A paper's protocol instead of suites (repeatable; `papers`: every one's)."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Estimate what an llm run would cost, without calling a model: low, expected and high. Each case's calls (the
     reference agent's; what the suite expects of a model, e.g. autumn's exploration to its step cap; more steps and
     longer replies) are replayed through the llm agent and its context policy, and counted with the model's own
     tokenizer where one works offline, else as a quarter of the characters. Several suites get one total."""
+    if not model:
+        with user_errors():
+            raise UserError("an estimate is of a language model: give --model, e.g. --model openai/gpt-5")
+    if protocol:
+        from discogym.core.running.protocols import protocol_names, refuse_overrides
+
+        with user_errors():
+            given = {"SUITE": suite_names, "--split": split, "--task": task, "--condition": condition}
+            refuse_overrides(given | {"--repeats": repeats != 1, "--explore": explore, "--from": from_run})
+            names = protocol_names(protocol)
+
+        def agents_of(suite: "Suite") -> list["AgentOptions"]:
+            return requested_agents(["llm"], model, parse_agent_options(agent_opt or [], suite.name), None, None)
+
+        _estimate_protocols(names, agents_of, as_json)
+        return
     with user_errors():
         from discogym.core import all_suites, get_suite
 
+        if not suite_names:
+            raise UserError("name the suites to estimate (or `all`), or a paper's protocol with --protocol NAME")
         suites = all_suites() if suite_names == ["all"] else [get_suite(name) for name in suite_names]
         requested = requested_agents(["llm"], model, parse_agent_options(agent_opt or []), None, None)
         if len(suites) > 1 and (explore is not None or from_run is not None):
@@ -632,9 +712,21 @@ class SettingChoice(StrEnum):
 QuietOption = Annotated[bool, typer.Option(help="No progress bar.")]
 
 
+ProtocolOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        help="Run a paper's protocol as published (`discogym protocols` lists them): it sets the task set, "
+        "conditions, repeats, setting and the llm agent's options; the report shows the paper's figures beside.",
+    ),
+]
+
+
 @app.command()
 def run(
-    suite_name: Annotated[str, typer.Argument(metavar="SUITE", help="Suite name or alias.")],
+    suite_name: Annotated[
+        str | None, typer.Argument(metavar="[SUITE]", help="Suite name or alias (implied by --protocol).")
+    ] = None,
     agent: Annotated[list[str] | None, typer.Option(help="Agent(s) to run; default: reference.")] = None,
     split: SplitOption = None,
     task: TasksOption = None,
@@ -661,15 +753,32 @@ def run(
     address: AddressOption = None,
     quiet: QuietOption = False,
     estimate: EstimateOption = False,
+    protocol: ProtocolOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run agents on a suite's tasks. Rerunning the same command on the same --out resumes."""
+    """Run agents on a suite's tasks, or a paper's protocol (--protocol). Rerunning the same command on the same
+    --out resumes."""
     from discogym.core import get_suite
     from discogym.core.running.executors import RunListener
     from discogym.core.running.runner import RunConfig
     from discogym.interfaces.progress import ProgressBar
 
+    if protocol is not None:
+        given: dict[str, object] = {"--split": split, "--task": task, "--condition": condition}
+        given |= {"--repeats": repeats != 1, "--setting": setting is not SettingChoice.independent}
+        with user_errors():
+            requested = _protocol_agents(suite_name, protocol, agent, model, agent_opt, token_limit, cost_limit, given)
+            executor = None if estimate else executor_of(backend, address, workers, concurrency)
+        if estimate:
+            _estimate_protocols([protocol], lambda _: requested, as_json)
+        else:
+            run_options = (workers, concurrency, retries, keep_errors, executor, quiet, seed)
+            folder = out or Path("runs") / protocol
+            _run_protocols([protocol], lambda _: requested, folder, run_options, as_json)
+        return
     with user_errors():
+        if suite_name is None:
+            raise UserError("name a SUITE, or a paper's protocol with --protocol NAME (`discogym protocols`)")
         suite = get_suite(suite_name)
         options = parse_agent_options(agent_opt or [], suite.name)
         requested = requested_agents(agent, model, options, token_limit, cost_limit)
@@ -700,6 +809,93 @@ def run(
     else:
         say_run_summary(summary, out)
     report_incomplete(summary)
+
+
+def _protocol_agents(
+    suite_name: str | None,
+    name: str,
+    agent: list[str] | None,
+    model: list[str] | None,
+    agent_opt: list[str] | None,
+    token_limit: int | None,
+    cost_limit: float | None,
+    given: dict[str, object],
+) -> list["AgentOptions"]:
+    """The agents asked for on a protocol's suite; a UserError for options the protocol sets or another suite."""
+    from discogym.core import get_suite
+    from discogym.core.running.protocols import find_protocol, refuse_overrides
+
+    refuse_overrides(given)
+    suite, protocol = find_protocol(name)
+    if suite_name is not None and get_suite(suite_name).name != suite.name:
+        raise UserError(f"protocol {protocol.name} is of suite {suite.name}, not {suite_name}")
+    return requested_agents(agent, model, parse_agent_options(agent_opt or [], suite.name), token_limit, cost_limit)
+
+
+RunOptions = tuple[int, int, int, bool, "Executor | None", bool, int]
+
+
+def _run_protocols(
+    names: list[str],
+    agents_of: "Callable[[Suite], list[AgentOptions]]",
+    out: Path,
+    options: RunOptions,
+    as_json: bool,
+    nested: bool = False,
+) -> None:
+    """Play every part of the protocols ``names`` (all checked before the first episode), each into its folder
+    (``out``, or with ``nested`` ``out/PROTOCOL``; then ``/PART`` for a protocol of several parts); then say where
+    the report is."""
+    from discogym.core.running.executors import RunListener
+    from discogym.core.running.protocols import find_protocol, part_config, part_folder
+    from discogym.interfaces.progress import ProgressBar
+
+    workers, concurrency, retries, keep_errors, executor, quiet, seed = options
+    with user_errors():
+        plans = []
+        for name in names:
+            suite, protocol = find_protocol(name)
+            root = out / protocol.name if nested else out
+            for part in protocol.parts:
+                config = part_config(suite, protocol, part, agents_of(suite), seed)
+                plans.append((suite, protocol, part, config, part_folder(root, protocol, part)))
+        _check_sweep([(suite, config) for suite, _, _, config, _ in plans])
+    summaries = []
+    for suite, protocol, part, config, folder in plans:
+        with user_errors():
+            listener = RunListener() if quiet else ProgressBar(f"{protocol.name} {part.name}", stderr)
+            summary = execute_run(suite, config, folder, workers, retries, listener, executor, concurrency, keep_errors)
+        summaries.append(summary)
+        if not as_json:
+            say_run_summary(summary, folder)
+    if as_json:
+        print_json({"protocols": names, "out": str(out), "runs": [run_summary_document(s) for s in summaries]})
+    else:
+        stderr.print(f"`discogym report {out}` sets the papers' figures beside these.", highlight=False)
+    for summary in summaries:
+        report_incomplete(summary)
+
+
+def _estimate_protocols(names: list[str], agents_of: "Callable[[Suite], list[AgentOptions]]", as_json: bool) -> None:
+    """What the ``llm`` agents among ``agents`` would cost on every part of the protocols ``names``."""
+    from discogym.core.running.protocols import find_protocol, part_options
+
+    with user_errors():
+        estimates = []
+        for name in names:
+            suite, protocol = find_protocol(name)
+            for part in protocol.parts:
+                chosen = [part_options(part, agent) for agent in agents_of(suite)]
+                estimates += estimate_agents(
+                    suite, chosen, part.split, None, list(part.conditions), repeats=part.repeats
+                )
+                if part.setting != "independent":
+                    stderr.print(
+                        f"{protocol.name} {part.name}: estimated as if each task were played on its own "
+                        f"(the {part.setting} setting carries what one episode leaves to the next)",
+                        highlight=False,
+                    )
+    show_estimates(estimates, as_json)
 
 
 def say_run_summary(summary: "RunSummary", out: Path) -> None:
@@ -874,6 +1070,14 @@ def sweep(
     address: AddressOption = None,
     quiet: QuietOption = False,
     estimate: EstimateOption = False,
+    protocol: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME",
+            help="Papers' protocols to run instead of the suites' default sets (repeatable; `papers`: each suite's "
+            "headline protocol), each into OUT/NAME (default OUT: runs/papers).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """The main job: every suite's default task set with its reference agent, offline, then the reports. With
@@ -883,6 +1087,25 @@ def sweep(
     from discogym.core.reporting.report_tables import table_markdown
     from discogym.core.reporting.run_report import summary_table
 
+    if protocol:
+        from discogym.core.running.protocols import protocol_names, refuse_overrides
+
+        def agents_of(suite: "Suite") -> list["AgentOptions"]:
+            options = parse_agent_options(agent_opt or [], suite.name)
+            return requested_agents(agent, model, options, token_limit, cost_limit)
+
+        with user_errors():
+            refuse_overrides({"SUITE": suites, "--split": split, "--condition": condition, "--repeats": repeats != 1})
+            names = protocol_names(protocol)
+            if estimate and not model:
+                raise UserError("an estimate is of language-model agents: give --model")
+            executor = None if estimate else executor_of(backend, address, workers, concurrency)
+        if estimate:
+            _estimate_protocols(names, agents_of, as_json)
+        else:
+            run_options = (workers, concurrency, retries, keep_errors, executor, quiet, seed)
+            _run_protocols(names, agents_of, out or Path("runs") / "papers", run_options, as_json, nested=True)
+        return
     reference = not agent and not model
     out = out or Path("runs") / ("reference" if reference else "sweep")
     with user_errors():

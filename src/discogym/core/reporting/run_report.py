@@ -114,6 +114,7 @@ class RunHeader(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     retried: int = 0  # episodes played again after an error, their earlier files in RUN/retried/
+    protocols: list[str] = Field(default_factory=list)  # the papers' protocols the runs followed (run --protocol)
 
     def set_digests(self) -> dict[tuple[str, str], str | None]:
         """The digest of each (suite, set name); the last one listed when a set has several."""
@@ -132,7 +133,16 @@ class RunHeader(BaseModel):
         return cls(
             **{
                 name: sorted({value for h in headers for value in getattr(h, name)})
-                for name in ("suites", "splits", "agents", "models", "conditions", "seeds", "discogym_versions")
+                for name in (
+                    "suites",
+                    "splits",
+                    "agents",
+                    "models",
+                    "conditions",
+                    "seeds",
+                    "discogym_versions",
+                    "protocols",
+                )
             },
             suite_versions={suite: sorted(found) for suite, found in sorted(versions.items())},
             task_sets=_unique_sets(s for h in headers for s in h.task_sets),
@@ -154,7 +164,9 @@ class RunHeader(BaseModel):
             return ", ".join(map(str, values)) or "-"
 
         dates = "-" if self.first_started is None else f"{self.first_started} to {self.last_started}"
+        protocol = [("protocol", listed(self.protocols))] if self.protocols else []
         return [
+            *protocol,
             ("suites", listed(self.suites)),
             ("splits", listed(self.splits)),
             ("agents", listed(self.agents)),
@@ -641,6 +653,7 @@ def run_header(run_dir: RunDir, records: list[RunRecord], episodes: list[Episode
         output_tokens=sum(u.output_tokens for u in usages),
         cost_usd=round(sum(u.cost_usd for u in usages), 6),
         retried=run_dir.retried_count(),
+        protocols=sorted({r.protocol for r in records if r.protocol}),
     )
 
 
