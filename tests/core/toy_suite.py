@@ -24,9 +24,13 @@ from discogym.core import (
     Condition,
     Env,
     Episode,
+    FigureSource,
     InfrastructureError,
     Limits,
     NoArgs,
+    Protocol,
+    ProtocolPart,
+    PublishedFigure,
     ReportTable,
     Score,
     Suite,
@@ -269,6 +273,9 @@ class DigitSuite(Suite):
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         return DigitEnv(task, condition, seed)
 
+    def protocols(self) -> list[Protocol]:
+        return [TOY_PROTOCOL]
+
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {
             "bisect": lambda options: Bisect(),
@@ -288,5 +295,34 @@ class DigitSuite(Suite):
         rows = [[e.key.task, e.key.agent, e.score.value] for e in episodes]
         return [ReportTable(title="toy: episodes", columns=["task", "agent", "score"], rows=rows)]
 
+
+def _figure(model: str, value: float, ids: tuple[str, ...] = ()) -> PublishedFigure:
+    source = FigureSource(table="Table 9", row=model, column="solved")
+    return PublishedFigure(
+        protocol="toy-paper",
+        model=model,
+        model_ids=ids,
+        condition="plain",
+        metric="success_rate",
+        value=value,
+        printed=f"{value:.2f}",
+        source=source,
+    )
+
+
+TOY_PROTOCOL = Protocol(
+    name="toy-paper",
+    suite="toy",
+    title="the toy paper's headline experiment",
+    paper="toy",
+    section="Section 9",
+    tables=("Table 9",),
+    parts=(
+        ProtocolPart(name="twice", split="tiny", conditions=("plain",), repeats=2, llm_options={"mode": "text"}),
+        ProtocolPart(name="pictures", split="tiny", conditions=("plain", "pictures")),
+    ),
+    differences=("the toy paper guessed digits by hand",),
+    figures=(_figure("digit-model-a", 0.5, ("openai/digit-a",)), _figure("digit-model-b", 0.9)),
+)
 
 suite = DigitSuite()

@@ -64,7 +64,8 @@ def _cells(members: list[Episode], model: str, metric: Metric, figures: list[Pub
     scored = scored_episodes(members)
     errors = sum(e.outcome.status == "error" for e in members)
     yours = success_rate(scored) if metric == "success_rate" else mean_score(scored)
-    interval = success_interval(scored) if metric == "success_rate" else mean_interval(scored)
+    scores = [float(e.score.value) for e in scored if e.score.value is not None]
+    interval = success_interval(scored) if metric == "success_rate" else mean_interval(scores)
     own = [f for f in figures if f.matches_model(model if model != "-" else None)]
     head = [yours, None if interval is None else list(interval), len(scored), errors]
     if own:
@@ -87,9 +88,8 @@ def _inside(value: float, interval: tuple[float, float] | None) -> str:
     return "inside" if interval[0] <= value <= interval[1] else "outside"
 
 
-def mean_interval(episodes: list[Episode], confidence: float = 0.95) -> tuple[float, float] | None:
-    """The t interval of the mean score over ``episodes``; None below two scores."""
-    values = [float(e.score.value) for e in episodes if e.score.value is not None]
+def mean_interval(values: list[float], confidence: float = 0.95) -> tuple[float, float] | None:
+    """The t interval of the mean of ``values``; None below two values."""
     if len(values) < 2:
         return None
     from scipy import stats  # only a protocol run's report needs it, and its import is slow

@@ -12,6 +12,7 @@ from discogym.core import (
     Env,
     Episode,
     Paper,
+    Protocol,
     ReportTable,
     Score,
     Suite,
@@ -20,7 +21,7 @@ from discogym.core import (
     UserError,
 )
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
-from discogym.suites.autumn import agents
+from discogym.suites.autumn import agents, protocols
 from discogym.suites.autumn.catalog import env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time
 from discogym.suites.autumn.env import TASK_BRIEF, Presentation, WorldTestEnv
@@ -127,6 +128,9 @@ class AutumnSuite(Suite):
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         challenge = task_spec(task)
         return WorldTestEnv(challenge, program_source(challenge.env), Presentation.model_validate(condition.params))
+
+    def protocols(self) -> list[Protocol]:
+        return protocols.protocols()
 
     def reference_agents(self) -> dict[str, AgentFactory]:
         return {"oracle": agents.make_oracle}
