@@ -1,12 +1,16 @@
 """Plancraft's published figures (Tables 2 and 3) as shipped: the file, its rows against their neighbours, and the
 paper's own text where it restates a figure."""
 
+from pathlib import Path
+
 import pytest
 
-from discogym.suites.crafting.published import FIGURES_FILE, published_figures
+from discogym.core.model.protocol import figures_beside
+from discogym.suites.crafting import protocols
 from tests.suites.published_checks import check_figures, pick
 
-FIGURES = published_figures()
+FIGURES_FILE = Path(protocols.__file__).with_name("published.json")
+FIGURES = figures_beside(protocols.__file__)
 ACTION_SETS = {"ms", "mst", "mst-i", "mst-se", "mst-se-i"}
 # Table 2's rows: seven models for every action set but M S T I, which has three
 TABLE2_MODELS = ["Llama 8B", "Llama 70B", "gpt-4o-mini", "Llama 8B FT", "Gemma 12B", "Gemma 27B", "Qwen3 30B A3B"]

@@ -2,12 +2,16 @@
 (the overall against the tiers, the per-pass ranges against the means), and the paper's own text where it restates a
 figure."""
 
+from pathlib import Path
+
 import pytest
 
-from discogym.suites.petri.published import FIGURES_FILE, published_figures
+from discogym.core.model.protocol import figures_beside
+from discogym.suites.petri import protocols
 from tests.suites.published_checks import check_figures, pick
 
-FIGURES = published_figures()
+FIGURES_FILE = Path(protocols.__file__).with_name("published.json")
+FIGURES = figures_beside(protocols.__file__)
 MODELS = ["glm-5.1", "opus-4.8", "haiku-4.5", "codex-gpt-5.5", "sonnet-4.6", "gemini-3.1-pro"]
 REFERENCES = ["adaptive", "ofat", "ofat-rand", "random"]
 TIERS = ["tier L1", "tier L2", "tier L3"]

@@ -2,14 +2,17 @@
 (Table 1 against Table 6, Table 1's gap decomposition, the per-task tables against their averages and Table 6), and
 the paper's own text where it restates a figure."""
 
+from pathlib import Path
+
 import pytest
 
-from discogym.core.model.protocol import PublishedFigure
+from discogym.core.model.protocol import PublishedFigure, figures_beside
 from discogym.core.model.suite import get_suite
-from discogym.suites.redstone.published import FIGURES_FILE, published_figures
+from discogym.suites.redstone import protocols
 from tests.suites.published_checks import check_figures, pick
 
-FIGURES = published_figures()
+FIGURES_FILE = Path(protocols.__file__).with_name("published.json")
+FIGURES = figures_beside(protocols.__file__)
 MODELS = ["gemini-3-pro", "gpt-5.2", "claude-opus-4.5", "glm-4.7", "grok-4", "qwen3-235b", "qwen2.5-72b", "qwen3-32b"]
 CONDITIONS = ["baseline", "hint", "scientist", "hint+scientist"]
 T6_COLUMN = {

@@ -11,6 +11,8 @@ options) and where it differs from the paper. Published figures ship as a JSON f
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -138,7 +140,23 @@ def load_figures(path: Path) -> list[PublishedFigure]:
         raise UserError(f"{path}: not a file of published figures ({err})") from None
 
 
-def with_figures(protocol: Protocol, figures: list[PublishedFigure]) -> Protocol:
+def with_figures(protocol: Protocol, figures: Iterable[PublishedFigure]) -> Protocol:
     """``protocol`` with those of ``figures`` that belong to it."""
     own = tuple(f for f in figures if f.protocol == protocol.name)
     return protocol.model_copy(update={"figures": own})
+
+
+FIGURES_FILE = "published.json"
+
+
+@cache
+def figures_beside(module_file: str) -> tuple[PublishedFigure, ...]:
+    """The published figures in the ``published.json`` beside ``module_file`` (a suite module's ``__file__``),
+    read once per process."""
+    return tuple(load_figures(Path(module_file).with_name(FIGURES_FILE)))
+
+
+def protocols_with_figures(protocols: Iterable[Protocol], module_file: str) -> list[Protocol]:
+    """``protocols``, each with its figures from the ``published.json`` beside ``module_file``."""
+    figures = figures_beside(module_file)
+    return [with_figures(protocol, figures) for protocol in protocols]

@@ -3,6 +3,7 @@ own, an interaction phase then its test, with AutumnBench's reply format and scr
 environments (``discogym autumn data --fetch``) and on discogym's own AutumnBench-style set."""
 
 from discogym.core import Protocol, ProtocolPart
+from discogym.core.model.protocol import protocols_with_figures
 
 PAPER = "worldtest-autumnbench"
 SCAFFOLD = {"scaffold": "autumnbench"}  # <think>/<action> replies, the scratchpad tags, the whole history
@@ -48,5 +49,5 @@ STYLE = Protocol(
 
 
 def protocols() -> list[Protocol]:
-    """AutumnBench's protocol on the official set, then on discogym's own."""
-    return [OFFICIAL, STYLE]
+    """The protocols, each with the figures its paper published for it (``published.json``)."""
+    return protocols_with_figures([OFFICIAL, STYLE], __file__)

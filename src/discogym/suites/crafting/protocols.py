@@ -2,6 +2,7 @@
 sets) and Table 3 (pictures, through the perception module or given to the model directly)."""
 
 from discogym.core import Protocol, ProtocolPart
+from discogym.core.model.protocol import protocols_with_figures
 
 PAPER = "dagan-plancraft"
 SMALL_TEST = "test.small"  # the 117 examples (20 impossible) the paper evaluates on (Section 3)
@@ -63,5 +64,5 @@ TABLE_3 = Protocol(
 
 
 def protocols() -> list[Protocol]:
-    """Plancraft's Tables 2 and 3, without their figures (the suite adds them)."""
-    return [TABLE_2, TABLE_3]
+    """The protocols, each with the figures its paper published for it (``published.json``)."""
+    return protocols_with_figures([TABLE_2, TABLE_3], __file__)

@@ -3,6 +3,7 @@ the 30 frozen tasks (five simulations x two seeds x tiers L1-L3), three episodes
 the reference solvers' rows beside the models'."""
 
 from discogym.core import Protocol, ProtocolPart
+from discogym.core.model.protocol import protocols_with_figures
 
 SWEEP_SET = "sweep-v1"  # core-v1, l2-v1 and l3-v1 as one set: the sweep's 30 tasks
 SWEEP_SETS = ("core-v1", "l2-v1", "l3-v1")
@@ -31,5 +32,5 @@ SWEEP = Protocol(
 
 
 def protocols() -> list[Protocol]:
-    """petri-bench's sweep v1, without its figures (the suite adds them)."""
-    return [SWEEP]
+    """The protocols, each with the figures its paper published for it (``published.json``)."""
+    return protocols_with_figures([SWEEP], __file__)

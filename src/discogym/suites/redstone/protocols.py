@@ -3,6 +3,7 @@ the independent and curriculum settings, under baseline, hint, scientist and hin
 with the 50-trial budget."""
 
 from discogym.core import Protocol, ProtocolPart
+from discogym.core.model.protocol import protocols_with_figures
 
 CONDITIONS = ("baseline", "hint", "scientist", "hint+scientist")
 RUNS_PER_TASK = 8  # "over 8 independent runs (i.e., k/200 x 100)"
@@ -37,5 +38,5 @@ SCICRAFTER = Protocol(
 
 
 def protocols() -> list[Protocol]:
-    """SciCrafter's Tables 1 and 6, without their figures (the suite adds them)."""
-    return [SCICRAFTER]
+    """The protocols, each with the figures its paper published for it (``published.json``)."""
+    return protocols_with_figures([SCICRAFTER], __file__)
