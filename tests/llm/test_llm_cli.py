@@ -122,7 +122,7 @@ def test_models_lists_the_papers_models_with_windows_prices_and_whether_each_key
         "google/gemini-2.5-pro",
         "openai/gpt-4o-mini",
         "openrouter/meta-llama/llama-3.1-8b-instruct",
-        "openrouter/meta-llama/llama-3.1-70b-instruct",
+        "openrouter/meta-llama/llama-3.3-70b-instruct",
     ]
     for name in papers:
         assert models[name]["context_window"] > 0 and models[name]["price"]["input"] > 0, name

@@ -544,7 +544,7 @@ def estimate_command(
             refuse_overrides(given | {"--repeats": repeats != 1, "--explore": explore, "--from": from_run})
             names = protocol_names(protocol)
 
-        def agents_of(suite: "Suite") -> list["AgentOptions"]:
+        def agents_of(suite: "Suite", _protocol: "Protocol") -> list["AgentOptions"]:
             return requested_agents(["llm"], model, parse_agent_options(agent_opt or [], suite.name), None, None)
 
         _estimate_protocols(names, agents_of, as_json)
@@ -770,11 +770,11 @@ def run(
             requested = _protocol_agents(suite_name, protocol, agent, model, agent_opt, token_limit, cost_limit, given)
             executor = None if estimate else executor_of(backend, address, workers, concurrency)
         if estimate:
-            _estimate_protocols([protocol], lambda _: requested, as_json)
+            _estimate_protocols([protocol], lambda _suite, _protocol: requested, as_json)
         else:
             run_options = (workers, concurrency, retries, keep_errors, executor, quiet, seed)
             folder = out or Path("runs") / protocol
-            _run_protocols([protocol], lambda _: requested, folder, run_options, as_json)
+            _run_protocols([protocol], lambda _suite, _protocol: requested, folder, run_options, as_json)
         return
     with user_errors():
         if suite_name is None:
@@ -829,7 +829,8 @@ def _protocol_agents(
     suite, protocol = find_protocol(name)
     if suite_name is not None and get_suite(suite_name).name != suite.name:
         raise UserError(f"protocol {protocol.name} is of suite {suite.name}, not {suite_name}")
-    return requested_agents(agent, model, parse_agent_options(agent_opt or [], suite.name), token_limit, cost_limit)
+    agents = agent or (None if model else protocol.default_agents())
+    return requested_agents(agents, model, parse_agent_options(agent_opt or [], suite.name), token_limit, cost_limit)
 
 
 RunOptions = tuple[int, int, int, bool, "Executor | None", bool, int]
@@ -837,7 +838,7 @@ RunOptions = tuple[int, int, int, bool, "Executor | None", bool, int]
 
 def _run_protocols(
     names: list[str],
-    agents_of: "Callable[[Suite], list[AgentOptions]]",
+    agents_of: "Callable[[Suite, Protocol], list[AgentOptions]]",
     out: Path,
     options: RunOptions,
     as_json: bool,
@@ -857,7 +858,7 @@ def _run_protocols(
             suite, protocol = find_protocol(name)
             root = out / protocol.name if nested else out
             for part in protocol.parts:
-                config = part_config(suite, protocol, part, agents_of(suite), seed)
+                config = part_config(suite, protocol, part, agents_of(suite, protocol), seed)
                 plans.append((suite, protocol, part, config, part_folder(root, protocol, part)))
         _check_sweep([(suite, config) for suite, _, _, config, _ in plans])
     summaries = []
@@ -876,8 +877,11 @@ def _run_protocols(
         report_incomplete(summary)
 
 
-def _estimate_protocols(names: list[str], agents_of: "Callable[[Suite], list[AgentOptions]]", as_json: bool) -> None:
-    """What the ``llm`` agents among ``agents`` would cost on every part of the protocols ``names``."""
+def _estimate_protocols(
+    names: list[str], agents_of: "Callable[[Suite, Protocol], list[AgentOptions]]", as_json: bool
+) -> None:
+    """What the ``llm`` agents among ``agents_of(suite, protocol)`` would cost on every part of the protocols
+    ``names``."""
     from discogym.core.running.protocols import find_protocol, part_options
 
     with user_errors():
@@ -885,7 +889,7 @@ def _estimate_protocols(names: list[str], agents_of: "Callable[[Suite], list[Age
         for name in names:
             suite, protocol = find_protocol(name)
             for part in protocol.parts:
-                chosen = [part_options(part, agent) for agent in agents_of(suite)]
+                chosen = [part_options(part, agent) for agent in agents_of(suite, protocol)]
                 estimates += estimate_agents(
                     suite, chosen, part.split, None, list(part.conditions), repeats=part.repeats
                 )
@@ -1090,9 +1094,10 @@ def sweep(
     if protocol:
         from discogym.core.running.protocols import protocol_names, refuse_overrides
 
-        def agents_of(suite: "Suite") -> list["AgentOptions"]:
+        def agents_of(suite: "Suite", protocol: "Protocol") -> list["AgentOptions"]:
             options = parse_agent_options(agent_opt or [], suite.name)
-            return requested_agents(agent, model, options, token_limit, cost_limit)
+            agents = agent or (None if model else protocol.default_agents())
+            return requested_agents(agents, model, options, token_limit, cost_limit)
 
         with user_errors():
             refuse_overrides({"SUITE": suites, "--split": split, "--condition": condition, "--repeats": repeats != 1})

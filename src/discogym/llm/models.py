@@ -177,16 +177,19 @@ BUILTIN_PRICES: dict[str, Price] = {
     "openrouter/qwen/qwen-2.5-72b-instruct": _price(0.36, 0.40, 0.36),
     "openrouter/meta-llama/llama-3.1-8b-instruct": _price(0.02, 0.03, 0.02),
     "openrouter/meta-llama/llama-3.1-70b-instruct": _price(0.40, 0.40, 0.40),
+    "openrouter/meta-llama/llama-3.3-70b-instruct": _price(0.10, 0.32, 0.10),
 }
 
 # Context windows of the papers' models that Inspect's model database does not know (the models' cards:
-# Llama 3.1 and Qwen2.5 take 128k tokens).
+# Llama 3.1, Llama 3.3 and Qwen2.5 take 128k tokens).
 CONTEXT_WINDOWS: dict[str, int] = {
     "openrouter/qwen/qwen-2.5-72b-instruct": 131_072,
     "openrouter/meta-llama/llama-3.1-8b-instruct": 131_072,
     "openrouter/meta-llama/llama-3.1-70b-instruct": 131_072,
+    "openrouter/meta-llama/llama-3.3-70b-instruct": 131_072,
     "vllm/meta-llama/Llama-3.1-8B-Instruct": 131_072,
     "vllm/meta-llama/Llama-3.1-70B-Instruct": 131_072,
+    "vllm/meta-llama/Llama-3.3-70B-Instruct": 131_072,
 }
 
 # The models of the four papers, named as `--model` takes them (docs/llm.md has the command that runs each);
@@ -202,7 +205,7 @@ PAPER_MODELS: dict[str, str] = {
     "google/gemini-2.5-pro": "AutumnBench",
     "openai/gpt-4o-mini": "Plancraft",
     "openrouter/meta-llama/llama-3.1-8b-instruct": "Plancraft",
-    "openrouter/meta-llama/llama-3.1-70b-instruct": "Plancraft",
+    "openrouter/meta-llama/llama-3.3-70b-instruct": "Plancraft",  # the paper's "3.3 70B" (Section 4)
 }
 
 

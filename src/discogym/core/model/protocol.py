@@ -98,7 +98,9 @@ class Protocol(BaseModel):
     tables: tuple[str, ...]
     parts: tuple[ProtocolPart, ...]
     differences: tuple[str, ...]
-    reference_rows: tuple[str, ...] = ()  # agents the paper reports beside the models (petri-bench's sweeps)
+    # The suite's agents whose rows the paper reports beside the models, with the paper's name for each
+    # (petri-bench's reference solvers): a protocol run plays them when no agent is asked for.
+    reference_rows: dict[str, str] = Field(default_factory=dict)
     figures: tuple[PublishedFigure, ...] = ()
 
     def part(self, name: str) -> ProtocolPart:
@@ -107,6 +109,11 @@ class Protocol(BaseModel):
             if part.name == name:
                 return part
         raise UserError(f"protocol {self.name} has no part {name!r}; it has {', '.join(p.name for p in self.parts)}")
+
+    def default_agents(self) -> list[str]:
+        """The agents a run of the protocol plays when none is asked for: its reference rows, else the suite's
+        reference agent."""
+        return list(self.reference_rows) or ["reference"]
 
     def figures_for(self, condition: str, metric: Metric | None = None) -> list[PublishedFigure]:
         """The published figures over the whole run of ``condition`` (a condition label,

@@ -40,7 +40,9 @@ def published_table(protocol: Protocol, episodes: list[Episode]) -> ReportTable 
         for metric in ("success_rate", "mean_score"):
             figures = protocol.figures_for(condition, metric)
             if figures:
-                rows.append([condition, agent, model, METRIC_NAMES[metric], *_cells(members, model, metric, figures)])
+                paper_name = protocol.reference_rows.get(agent.split("[", 1)[0]) if model == "-" else None
+                cells = _cells(members, model, paper_name, metric, figures)
+                rows.append([condition, agent, model, METRIC_NAMES[metric], *cells])
     if not rows:
         return None
     return ReportTable(
@@ -48,8 +50,8 @@ def published_table(protocol: Protocol, episodes: list[Episode]) -> ReportTable 
         columns=COLUMNS,
         rows=rows,
         notes=[
-            "published: the paper's figure for your model when it reports that model, else the range over the models "
-            "it reports (their count in brackets); source: the figure's table, row and column",
+            "published: the paper's figure for your model (or reference solver) when it reports it, else the range "
+            "over the models it reports (their count in brackets); source: the figure's table, row and column",
             "95% CI: Wilson score interval for a success rate, mean ± t times the standard error for a mean score, "
             "over the scored episodes; episodes that ended in an error (the harness's or the environment's, not "
             "the agent's) are left out and counted under errors",
@@ -60,13 +62,17 @@ def published_table(protocol: Protocol, episodes: list[Episode]) -> ReportTable 
     )
 
 
-def _cells(members: list[Episode], model: str, metric: Metric, figures: list[PublishedFigure]) -> list[object]:
+def _cells(
+    members: list[Episode], model: str, paper_name: str | None, metric: Metric, figures: list[PublishedFigure]
+) -> list[object]:
+    """The row's cells after its key: yours, your interval, counts, then the paper's figure for your model (or
+    reference solver, ``paper_name``) and the check, or the paper's range over its models."""
     scored = scored_episodes(members)
     errors = sum(e.outcome.status == "error" for e in members)
     yours = success_rate(scored) if metric == "success_rate" else mean_score(scored)
     scores = [float(e.score.value) for e in scored if e.score.value is not None]
     interval = success_interval(scored) if metric == "success_rate" else mean_interval(scores)
-    own = [f for f in figures if f.matches_model(model if model != "-" else None)]
+    own = [f for f in figures if f.matches_model(model if model != "-" else None) or f.model == paper_name]
     head = [yours, None if interval is None else list(interval), len(scored), errors]
     if own:
         figure = own[0]
