@@ -142,10 +142,11 @@ def test_every_dependency_is_pinned_in_the_constraints():
     assert names - pinned == set()
 
 
-# What `make test` regenerates, about a minute and a half for each stack: the v0 sets' two largest tiers under this
-# venv's numerics, and under the oldest the v1 sets decided by p-values (L1, L2, blind), the ones most exposed to a
-# library's version. `make verify-frozen` (CI runs it) regenerates every set, about four minutes for each stack.
-SAMPLED_SETS = {"1": ["core-v0", "l3-v0"], "2": ["core-v1", "l2-v1", "blind-v1"]}
+# What `make test` regenerates, one set for each stack: a v0 set under this venv's numerics, and under the oldest the
+# v1 set most decided by p-values (blind: the target metric is not named), the kind most exposed to a library's
+# version. `make verify-frozen` (CI runs it before `make test`) regenerates every set, about four minutes for each
+# stack, so the sample only has to catch a change made without running it.
+SAMPLED_SETS = {"1": ["core-v0"], "2": ["blind-v1"]}
 EVERY_SET = "DISCOGYM_EVERY_FROZEN_SET"  # set to 1: every frozen set
 
 
