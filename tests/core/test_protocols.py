@@ -146,3 +146,24 @@ def test_protocols_lists_every_protocol_and_json_has_the_figures() -> None:
     assert {p["suite"] for p in documents.values()} >= set(REAL_SUITES)
     code, output = invoke("protocols", "toy")
     assert code == 0 and "toy-paper" in output and "twice: set tiny, plain, x2, mode=text" in output
+
+
+def test_sweep_protocol_puts_each_protocol_in_its_folder_and_refuses_a_suite_beside_it(tmp_path: Path) -> None:
+    out = tmp_path / "papers"
+    code, output = invoke("sweep", "--protocol", "toy-paper", "--agent", "bisect", "--out", str(out), "--quiet")
+    assert code == 0, output
+    assert sorted(p.relative_to(out).as_posix() for p in out.glob("*/*")) == ["toy-paper/pictures", "toy-paper/twice"]
+    code, output = invoke("sweep", "toy", "--protocol", "toy-paper", "--out", str(tmp_path / "other"))
+    assert code == 2 and "leave out SUITE" in output and not (tmp_path / "other").exists()
+
+
+def test_estimate_protocol_estimates_every_part_with_its_repeats_and_options() -> None:
+    pytest.importorskip("inspect_ai")
+    code, output = invoke("estimate", "--protocol", "toy-paper", "--model", "openai/gpt-4o-mini", "--json")
+    assert code == 0, output
+    estimates = json.loads(output)["estimates"]
+    assert [(e["suite"], e["repeats"]) for e in estimates] == [("toy", 2), ("toy", 1)]
+    assert estimates[0]["agent_options"]["mode"] == "text"  # the part's llm option
+    assert {row["condition"] for row in estimates[1]["tasks"]} == {"plain", "pictures"}
+    code, output = invoke("estimate", "--protocol", "toy-paper", "--model", "openai/gpt-4o-mini", "--split", "dev")
+    assert code == 2 and "--protocol sets the task set" in output

@@ -191,7 +191,10 @@ def _protocol_episodes(suite: "Suite", protocol: "Protocol") -> int | None:
     """The episodes one agent plays in ``protocol``; None when a task set cannot be counted offline."""
     total = 0
     for part in protocol.parts:
-        count = suite.task_count(part.split)
+        try:
+            count = suite.task_count(part.split)
+        except UserError:  # a set whose data is missing here
+            count = None
         if count is None:
             return None
         total += count * len(part.conditions) * part.repeats
