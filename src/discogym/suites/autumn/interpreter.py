@@ -298,6 +298,18 @@ class Interpreter:
         self.frame = self.render()
         return self.frame
 
+    def evaluate(self, text: str) -> Any:
+        """The value of the Autumn expression ``text`` in the current state; no time passes. A bare sequence of
+        items such as ``or (a) (b)`` (how the official change-detection conditions are written) is read as one
+        call. AutumnError when it does not parse or fails."""
+        forms = parse(text)
+        expr = forms[0] if len(forms) == 1 else parse(f"({text})")[0]
+        names: set[str] = set()
+        _expression_names(expr, names)
+        self._bound |= names  # its lambdas' parameters are local names
+        self._start_budget()
+        return self._call_if_callable(self._guard(self.compile(expr), Frame({}, self.root)))
+
     def _condition(self, clause: OnClause) -> bool:
         """An ``on`` clause's condition: true or false (a function is called first); anything else is an error,
         as officially."""
