@@ -91,7 +91,7 @@ def mfp_prompt() -> dict[str, object]:
     black, red = index("black"), index("red")
     wrong = [[[red if (x, y) == spot else black for x in range(width)] for y in range(height)] for spot in
              [(0, 0), (2, 2), (0, 2), (2, 0), (1, 2)]]  # fmt: skip
-    choices = wrong[:ANSWER] + [truth] + wrong[ANSWER:]
+    choices = [*wrong[:ANSWER], truth, *wrong[ANSWER:]]
     return {"type": "masked_frame_prediction", "program": NAME, "observations": observations, "choices": choices}
 
 

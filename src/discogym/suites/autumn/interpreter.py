@@ -140,6 +140,20 @@ class Interpreter:
         self._initialize()
         self.frame = self.render()
 
+    def restart(self) -> None:
+        """Back to the initial state, as a new interpreter of the same program and seed starts, without compiling
+        the program again (the globals dict is cleared in place: compiled code holds it)."""
+        self.rng_state = self.seed
+        self.globals.clear()
+        self.globals.update(self.types)
+        self.caller = self.root
+        self.prev, self.updated, self.event = {}, set(), None
+        self.occupied, self.output = frozenset(), []
+        self.next_id = self.time = self._depth = self._ops = 0
+        self.global_map = None
+        self._initialize()
+        self.frame = self.render()
+
     @property
     def state_vars(self) -> list[StateVar]:
         """The state variables (``initnext`` definitions), in definition order."""

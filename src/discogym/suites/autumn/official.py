@@ -304,9 +304,8 @@ def plan_search(task: AutumnTask, budget: int = 3000) -> list[str] | None:
         _, _, _, path = heapq.heappop(queue)
         if len(path) >= challenge.step_limit:
             continue
-        world = _replay(task, path)
-        for action in _candidates(world, challenge.goal):
-            child = _replay(task, path)
+        for action in _candidates(_replay(start, path), challenge.goal):
+            child = _replay(start, path)
             spent += len(path) + 1
             try:
                 frame = child.step(action)
@@ -321,8 +320,9 @@ def plan_search(task: AutumnTask, budget: int = 3000) -> list[str] | None:
     return None
 
 
-def _replay(task: AutumnTask, path: list[Action]) -> Interpreter:
-    world = new_world(task)
+def _replay(world: Interpreter, path: list[Action]) -> Interpreter:
+    """``world`` restarted, then stepped through ``path``."""
+    world.restart()
     for action in path:
         world.step(action)
     return world
@@ -357,11 +357,10 @@ def _random(source: str, seed: int, rng: np.random.Generator, count: int) -> lis
 
 
 def trigger_probe(task: AutumnTask, probes: int = 12) -> list[Action] | None:
-    """Actions after whose last one the condition holds (the shortest found among seeded exploring probes and
-    random ones, each up to the step limit), or None."""
+    """Actions after whose last one the condition holds (from the first of the seeded probes, exploring and
+    random ones in turn, each up to the step limit, that makes it hold), or None."""
     challenge = task.challenge
     assert isinstance(challenge, ChangeTask)
-    best: list[Action] | None = None
     for probe in range(probes):
         rng = np.random.default_rng([challenge.seed, 21, probe])
         size = new_world(task).grid_size
@@ -371,6 +370,6 @@ def trigger_probe(task: AutumnTask, probes: int = 12) -> list[Action] | None:
         except AutumnError:
             actions = random_actions(rng, size, challenge.step_limit)
         found = trigger_frame(task, actions)
-        if found is not None and (best is None or found < len(best)):
-            best = actions[:found]
-    return best
+        if found is not None:
+            return actions[:found]
+    return None
