@@ -7,6 +7,7 @@ from typing import Any
 from discogym.core import Agent, AgentContext, AgentDecision, AgentOptions, ToolCall, Turn, UserError
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, oracle_probe, play, region
 from discogym.suites.autumn.interpreter import Interpreter, action_text, parse_action
+from discogym.suites.autumn.official import mfp_answer, plan_search, trigger_probe
 from discogym.suites.autumn.tasks import AutumnTask
 
 
@@ -29,7 +30,9 @@ class OracleAgent(Agent):
         self.source = str(context.hints["program"])
         challenge = self.task.challenge
         self.plan = [ToolCall(tool="go_to_test", args={})]
-        if isinstance(challenge, MfpTask):
+        if self.task.semantics == "official":
+            self.plan += official_plan(self.task)
+        elif isinstance(challenge, MfpTask):
             final = play(self.source, [parse_action(a) for a in challenge.actions], challenge.seed)[-1]
             truth = region(final, challenge.mask)
             self.plan.append(ToolCall(tool="answer", args={"index": challenge.options.index(truth)}))
@@ -60,6 +63,20 @@ class OracleAgent(Agent):
         action = self.probe[step]
         self.original.step(action)
         return ToolCall(tool="act", args={"action": action_text(action)})
+
+
+def official_plan(task: AutumnTask) -> list[ToolCall]:
+    """The oracle's test calls on a published task: the MFP option our interpreter predicts; the planning goal
+    found by search; for change detection, actions until the condition holds, the signal, and that frame. When
+    the search finds nothing, it signals at once and chooses frame 0 (change detection) or just stops."""
+    challenge = task.challenge
+    if isinstance(challenge, MfpTask):
+        return [ToolCall(tool="answer", args={"index": mfp_answer(task)})]
+    if isinstance(challenge, PlanningTask):
+        return [ToolCall(tool="act", args={"action": a}) for a in plan_search(task) or []]
+    found = trigger_probe(task) or []
+    acts = [ToolCall(tool="act", args={"action": action_text(a)}) for a in found]
+    return [*acts, ToolCall(tool="found_change", args={}), ToolCall(tool="choose_frame", args={"index": len(found)})]
 
 
 def make_oracle(options: AgentOptions) -> Agent:

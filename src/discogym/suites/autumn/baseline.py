@@ -9,19 +9,22 @@ figures, the table gives how often the goal is reached within the planning task'
 agent's chance of solving it.
 """
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from functools import cache
 from multiprocessing import get_context
+from pathlib import Path
 from statistics import fmean
 
 import numpy as np
 
 from discogym.suites.autumn.catalog import program_source
-from discogym.suites.autumn.challenges import ChangeTask, PlanningTask, goal_reached, random_actions
+from discogym.suites.autumn.challenges import ChangeTask, PlanningTask, condition_holds, goal_reached, random_actions
 from discogym.suites.autumn.interpreter import Interpreter
 from discogym.suites.autumn.sexpr import AutumnError
-from discogym.suites.autumn.tasks import TaskSet
+from discogym.suites.autumn.tasks import AutumnTask, TaskSet, new_world
 
 
 @dataclass(frozen=True)
@@ -126,3 +129,92 @@ def _rate(results: list[int | None]) -> tuple[float | None, float | None]:
         return None, None
     hits = [r for r in results if r is not None]
     return len(hits) / len(results), (fmean(hits) if hits else None)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# AutumnBench's published tasks (the official split) beside the paper's Appendix C table
+
+APPENDIX_C = Path(__file__).with_name("appendix_c.json")
+
+
+@cache
+def appendix_c() -> dict[str, tuple[float, float]]:
+    """The paper's random-agent table (Table E.3, cited in Appendix C): environment code -> (probability of
+    triggering the change, probability of reaching the goal); its source is in the file."""
+    document = json.loads(APPENDIX_C.read_text(encoding="utf-8"))
+    return {row["env"]: (float(row["p_trigger"]), float(row["p_goal"])) for row in document["rows"]}
+
+
+@dataclass(frozen=True)
+class OfficialRow:
+    """One published environment: the paper's figures (None when the paper has no such code) beside ours."""
+
+    env: str
+    paper_trigger: float | None
+    p_trigger: float | None
+    paper_goal: float | None
+    p_goal: float | None
+
+    def document(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def official_baseline(
+    tasks: Sequence[AutumnTask], runs: int = 50, timeout: int = 1000, on_run: Callable[[str], None] | None = None
+) -> list[OfficialRow]:
+    """Per published environment (sorted by code): how often the random agent makes the change-detection
+    condition hold, and reaches the planning goal, within ``timeout`` steps, over ``runs`` seeded runs; beside
+    the paper's figures for the same code."""
+    paper = appendix_c()
+    rows = []
+    for index, env in enumerate(sorted({t.env for t in tasks})):
+        by_kind = {t.kind: t for t in tasks if t.env == env}
+        triggered: list[int | None] = []
+        reached: list[int | None] = []
+        for run in range(runs):
+            if "cd" in by_kind:
+                triggered.append(_official_trigger(by_kind["cd"], np.random.default_rng([8, index, run, 0]), timeout))
+            if "planning" in by_kind:
+                reached.append(_official_goal(by_kind["planning"], np.random.default_rng([8, index, run, 1]), timeout))
+            if on_run is not None:
+                on_run(env)
+        known = paper.get(env)
+        rows.append(
+            OfficialRow(
+                env,
+                None if known is None else known[0],
+                _rate(triggered)[0],
+                None if known is None else known[1],
+                _rate(reached)[0],
+            )
+        )
+    return rows
+
+
+def _official_trigger(task: AutumnTask, rng: np.random.Generator, timeout: int) -> int | None:
+    challenge = task.challenge
+    assert isinstance(challenge, ChangeTask) and challenge.condition is not None
+    world = new_world(task, challenge.modified)
+    for step in range(timeout + 1):
+        if condition_holds(world, challenge.condition):
+            return step
+        (action,) = random_actions(rng, world.grid_size, 1)
+        try:
+            world.step(action)
+        except AutumnError:
+            return None
+    return None
+
+
+def _official_goal(task: AutumnTask, rng: np.random.Generator, timeout: int) -> int | None:
+    challenge = task.challenge
+    assert isinstance(challenge, PlanningTask)
+    world = new_world(task)
+    for step in range(1, timeout + 1):
+        (action,) = random_actions(rng, world.grid_size, 1)
+        try:
+            if goal_reached(world.step(action), challenge.goal):
+                return step
+        except AutumnError:
+            return None
+    return None

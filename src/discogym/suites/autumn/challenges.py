@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from discogym.suites.autumn.catalog import program_stats
 from discogym.suites.autumn.interpreter import Action, Interpreter, action_text, parse_action
 from discogym.suites.autumn.sexpr import AutumnError, SList, Symbol, parse, show
+from discogym.suites.autumn.values import truthy
 
 Grid = list[list[str]]
 OPTIONS = 6
@@ -96,6 +97,34 @@ def cd_score(defect: int | None, chosen: int | None) -> float:
     return float(min(1.0, max(0.0, 1.377 * g - 1.178)))
 
 
+def official_change_reward(trigger: int | None, chosen: int | None) -> float:
+    """The official harness's change-detection reward (MARAProtocol's CDSliderEnvironment.change_reward), with
+    ``trigger`` the first test frame whose state satisfies the condition and T = ``trigger`` + 1 the harness's
+    trigger time (it checks the condition on the frame before each step): -1 when the condition never held or
+    the chosen frame f < T - 1; 1 for f in {T - 1, T}; a later f scores clip(1.377 g - 1.178, 0, 1) with
+    g = 1 / (1 - (f/T) exp(-f/T)). No frame chosen (the signal never came) scores 0, as a run that quits."""
+    if chosen is None:
+        return 0.0
+    if trigger is None:
+        return -1.0
+    start = trigger + 1
+    if chosen < start - 1:
+        return -1.0
+    if chosen <= start:
+        return 1.0
+    ratio = chosen / start
+    g = 1.0 / (1.0 - ratio * math.exp(-ratio))
+    return float(min(1.0, max(0.0, 1.377 * g - 1.178)))
+
+
+def condition_holds(world: Interpreter, condition: str) -> bool:
+    """Whether the official trigger condition is true in ``world``'s state (a program error counts as false)."""
+    try:
+        return truthy(world.evaluate(condition))
+    except AutumnError:
+        return False
+
+
 def goal_reached(frame: Grid, goal: Sequence[tuple[int, int, str]]) -> bool:
     """Whether the frame shows the goal's colour on each goal cell (x, y, colour)."""
     return all(0 <= y < len(frame) and 0 <= x < len(frame[y]) and frame[y][x] == colour for x, y, colour in goal)
@@ -116,6 +145,9 @@ class MfpTask(BaseModel):
     mask: tuple[int, int, int, int]  # x, y, width, height
     options: list[list[list[str]]] = Field(min_length=OPTIONS, max_length=OPTIONS)
     answer: int = Field(ge=0, lt=OPTIONS)
+    # AutumnBench's published tasks (the official split): the frames exactly as the official harness shows them,
+    # masked cells "mask", instead of a replay of the actions; ``mask`` is then the masked cells' bounding box.
+    frames: list[Grid] | None = None
 
 
 def region(frame: Grid, mask: tuple[int, int, int, int]) -> list[list[str]]:
@@ -311,6 +343,8 @@ class PlanningTask(BaseModel):
     # Second generation: the random agent's estimated probability of reaching the goal within the step limit
     # (:func:`random_reach`, measured at generation); absent in the first.
     random_reach: float | None = None
+    # The official split: the published answer's optimal_actions_count (information only; ``solution`` is empty).
+    optimal_actions: int | None = None
 
 
 def make_planning(source: str, seed: int, horizon: int = 30, cells: int = 4, attempts: int = 8) -> PlanningTask | None:
@@ -460,6 +494,9 @@ class ChangeTask(BaseModel):
     change: str  # what changes, for people reading the task file (never shown to the agent)
     guard: int  # the rule changes after this many steps
     step_limit: int
+    # The official split: the published trigger condition (an Autumn predicate on the changed program's state).
+    # The change counts from the first frame where it holds, and the score is the official change_reward.
+    condition: str | None = None
 
 
 def make_change(source: str, seed: int, guard: int | None = None) -> ChangeTask | None:

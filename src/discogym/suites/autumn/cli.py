@@ -186,18 +186,26 @@ def baseline_command(
     env: EnvOption = None,
     set_version: SetOption = "v2",
     jobs: Annotated[int, typer.Option(min=1, max=64, help="Processes side by side (same result).")] = 1,
+    split: Annotated[
+        str | None,
+        typer.Option(help="official: AutumnBench's published tasks (cached), beside the paper's Appendix C table."),
+    ] = None,
     as_json: JsonOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar on stderr.")] = False,
 ) -> None:
     """The random-agent baseline (Appendix C): per environment, how often random actions trigger the change of
     the change-detection task and reach the planning task's goal, and in how many steps. A progress bar on
-    stderr counts the runs (none with --quiet or --json)."""
+    stderr counts the runs (none with --quiet or --json). With --split official: the published environments,
+    our random agent's figures beside the paper's."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from discogym.suites.autumn.baseline import baseline_envs, random_baseline
     from discogym.suites.autumn.tasks import packaged_tasks
 
+    if split is not None:
+        _official_baseline(split, runs, timeout, as_json, quiet)
+        return
     with user_errors():
         tasks = packaged_tasks(set_version)
         columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -232,6 +240,37 @@ def baseline_command(
     )
 
 
+def _official_baseline(split: str, runs: int, timeout: int, as_json: bool, quiet: bool) -> None:
+    """``baseline --split official``: the paper's Table E.3 beside our random agent on the published tasks."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from discogym.suites.autumn.baseline import official_baseline
+    from discogym.suites.autumn.official import OFFICIAL_SPLIT, load_official
+
+    with user_errors():
+        if split != OFFICIAL_SPLIT:
+            raise UserError(f"--split takes {OFFICIAL_SPLIT} (the packaged sets are chosen with --set)")
+        tasks = load_official().tasks
+        with Progress(console=Console(stderr=True), disable=quiet or as_json) as progress:
+            bar = progress.add_task("random baseline (official)", total=runs * len({t.env for t in tasks}))
+            rows = official_baseline(tasks, runs, timeout, on_run=lambda _: progress.update(bar, advance=1))
+    if as_json:
+        print_json({"split": split, "runs": runs, "timeout": timeout, "environments": [r.document() for r in rows]})
+        return
+
+    def cell(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    typer.echo(f"random agent, {runs} runs of at most {timeout} steps per environment; paper: Table E.3 (Appendix C)")
+    typer.echo(f"{'environment':<12} {'P(trigger) paper':>16} {'ours':>6} {'P(goal) paper':>14} {'ours':>6}")
+    for row in rows:
+        typer.echo(
+            f"{row.env:<12} {cell(row.paper_trigger):>16} {cell(row.p_trigger):>6} "
+            f"{cell(row.paper_goal):>14} {cell(row.p_goal):>6}"
+        )
+
+
 def _means(rows: list[Any]) -> dict[str, float | None]:
     """The mean of each probability over the environments that have it."""
     from statistics import fmean
@@ -239,6 +278,75 @@ def _means(rows: list[Any]) -> dict[str, float | None]:
     keys = ("p_trigger", "p_goal", "p_goal_in_limit")
     values = {key: [getattr(row, key) for row in rows if getattr(row, key) is not None] for key in keys}
     return {key: (fmean(found) if found else None) for key, found in values.items()}
+
+
+def data_document() -> dict[str, Any]:
+    """What ``discogym autumn data`` reports: the cache, its checksums, the environments and tasks, the refusals."""
+    from discogym.suites.autumn.official import load_official
+    from discogym.suites.autumn.official_data import check_cache, data_dir
+
+    checked = check_cache()
+    document: dict[str, Any] = {"cache": str(data_dir()), "available": checked is not None}
+    if checked is None:
+        return document
+    loaded = load_official()
+    kinds = [task.kind for task in loaded.tasks]
+    return document | {
+        "source": checked.source,
+        "files": len(checked.files),
+        "checksums_ok": not checked.mismatched,
+        "mismatched": checked.mismatched,
+        "environments": list(loaded.environments),
+        "tasks": len(loaded.tasks),
+        "by_kind": {kind: kinds.count(kind) for kind in ("mfp", "planning", "cd")},
+        "refused": [{"task": r.task, "env": r.env, "kind": r.kind, "reason": r.reason} for r in loaded.refused],
+    }
+
+
+@app.command("data")
+def data_command(
+    fetch: Annotated[
+        bool, typer.Option(help="Download AutumnBench's public manifest and every file it lists into the cache.")
+    ] = False,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            help="Install a folder you downloaded (raw or the official harness's example_benchmark/ layout).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """AutumnBench's published tasks (the `official` split): what is cached, and --fetch or --from to get them."""
+    from discogym.suites.autumn import official_data
+
+    with user_errors():
+        if source is not None:
+            official_data.install_from(source)
+        elif fetch:
+            official_data.fetch()
+        document = data_document()
+    if as_json:
+        print_json(document)
+        return
+    _print_data(document)
+
+
+def _print_data(document: dict[str, Any]) -> None:
+    from discogym.suites.autumn.official_data import get_help
+
+    if not document["available"]:
+        typer.echo(f"nothing cached in {document['cache']}")
+        typer.echo(get_help())
+        return
+    checks = "ok" if document["checksums_ok"] else f"MISMATCH: {', '.join(document['mismatched'])}"
+    typer.echo(f"AutumnBench public tasks in {document['cache']} (from {document['source']})")
+    typer.echo(f"{document['files']} files, checksums {checks}")
+    by_kind = ", ".join(f"{kind} {n}" for kind, n in document["by_kind"].items())
+    typer.echo(f"{len(document['environments'])} environments: {', '.join(document['environments'])}")
+    typer.echo(f"{document['tasks']} tasks posed ({by_kind}); {len(document['refused'])} refused")
+    for refusal in document["refused"]:
+        typer.echo(f"  refused {refusal['task']} ({refusal['kind']}): {refusal['reason']}")
 
 
 @app.command("envs")

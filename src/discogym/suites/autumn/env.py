@@ -24,7 +24,7 @@ from discogym.core import Env, Limits, NoArgs, Termination, ToolArgs, ToolCall, 
 from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, PlanningTask, goal_reached, masked, play
 from discogym.suites.autumn.interpreter import Interpreter, parse_action
 from discogym.suites.autumn.sexpr import AutumnError
-from discogym.suites.autumn.tasks import AutumnTask
+from discogym.suites.autumn.tasks import AutumnTask, new_world
 
 INTERACTION = "interaction"
 TEST = "test"
@@ -73,6 +73,18 @@ class ChooseFrameArgs(IndexArgs):
     index: int = Field(ge=0, description="the number of the test frame where the change first became visible")
 
 
+def _mask_words(challenge: MfpTask) -> str:
+    """Where the mask is, as the test's introduction says it."""
+    x, y, width, height = challenge.mask
+    box = f"x {x}..{x + width - 1}, y {y}..{y + height - 1}"
+    if challenge.frames is not None:
+        return (
+            f"towards the end, cells are masked (shown as mask) within the rectangle {box}; an option gives the "
+            "rectangle's content"
+        )
+    return f"the rectangle {box} is masked in every frame"
+
+
 def grid_text(frame: list[list[str]]) -> str:
     """The grid as rows of colour names."""
     return "\n".join(" ".join(row) for row in frame)
@@ -105,7 +117,7 @@ class WorldTestEnv(Env):
         self.mfp_shown: int | None = None  # the masked frame shown last (None: the last frame, shown at the start)
 
     def _start(self, source: str) -> Interpreter:
-        return Interpreter(source, seed=self.challenge.seed)
+        return new_world(self.task, source)
 
     # What the agent reads
 
@@ -264,11 +276,9 @@ class WorldTestEnv(Env):
         if isinstance(challenge, MfpTask):
             frames = self._mfp_frames()
             lines = [
-                "Test: masked frame prediction. A fixed sequence of actions was taken from the start; the rectangle "
-                f"x {challenge.mask[0]}..{challenge.mask[0] + challenge.mask[2] - 1}, y {challenge.mask[1]}.."
-                f"{challenge.mask[1] + challenge.mask[3] - 1} is masked in every frame. Which option is the masked "
-                f"content of the last frame (frame {len(frames) - 1})? Use show_frame N to see frames, answer K "
-                "to choose.",
+                "Test: masked frame prediction. A fixed sequence of actions was taken from the start; "
+                f"{_mask_words(challenge)}. Which option is the masked content of the last frame (frame "
+                f"{len(frames) - 1})? Use show_frame N to see frames, answer K to choose.",
                 "actions: " + "; ".join(challenge.actions),
                 *(
                     f"option {i}: " + " / ".join(" ".join(row) for row in option)
@@ -301,6 +311,8 @@ class WorldTestEnv(Env):
 
     def _mfp_frames(self) -> list[list[list[str]]]:
         assert isinstance(self.challenge, MfpTask)
+        if self.challenge.frames is not None:  # the official split: the published frames
+            return self.challenge.frames
         frames = play(self.source, [parse_action(a) for a in self.challenge.actions], self.challenge.seed)
         return [masked(frame, self.challenge.mask) for frame in frames]
 

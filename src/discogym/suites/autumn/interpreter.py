@@ -140,6 +140,20 @@ class Interpreter:
         self._initialize()
         self.frame = self.render()
 
+    def restart(self) -> None:
+        """Back to the initial state, as a new interpreter of the same program and seed starts, without compiling
+        the program again (the globals dict is cleared in place: compiled code holds it)."""
+        self.rng_state = self.seed
+        self.globals.clear()
+        self.globals.update(self.types)
+        self.caller = self.root
+        self.prev, self.updated, self.event = {}, set(), None
+        self.occupied, self.output = frozenset(), []
+        self.next_id = self.time = self._depth = self._ops = 0
+        self.global_map = None
+        self._initialize()
+        self.frame = self.render()
+
     @property
     def state_vars(self) -> list[StateVar]:
         """The state variables (``initnext`` definitions), in definition order."""
@@ -297,6 +311,18 @@ class Interpreter:
         self.time += 1
         self.frame = self.render()
         return self.frame
+
+    def evaluate(self, text: str) -> Any:
+        """The value of the Autumn expression ``text`` in the current state; no time passes. A bare sequence of
+        items such as ``or (a) (b)`` (how the official change-detection conditions are written) is read as one
+        call. AutumnError when it does not parse or fails."""
+        forms = parse(text)
+        expr = forms[0] if len(forms) == 1 else parse(f"({text})")[0]
+        names: set[str] = set()
+        _expression_names(expr, names)
+        self._bound |= names  # its lambdas' parameters are local names
+        self._start_budget()
+        return self._call_if_callable(self._guard(self.compile(expr), Frame({}, self.root)))
 
     def _condition(self, clause: OnClause) -> bool:
         """An ``on`` clause's condition: true or false (a function is called first); anything else is an error,

@@ -13,10 +13,9 @@ import numpy as np
 from discogym.core import Episode
 from discogym.core.reporting.plots import PALETTE, Value, by_row, heatmap, panel_grid, save_figures
 from discogym.core.reporting.report_tables import mean_score, scored_episodes
-from discogym.suites.autumn.catalog import program_source
 from discogym.suites.autumn.env import INTERACTION, Presentation
 from discogym.suites.autumn.metrics import WINDOW, perplexity_curve
-from discogym.suites.autumn.tasks import KINDS, task_spec
+from discogym.suites.autumn.tasks import KINDS, source_of, task_spec
 from discogym.suites.autumn.verdict import WorldTestWalk
 
 if TYPE_CHECKING:
@@ -54,9 +53,7 @@ def scores_figure(scored: list[Episode]) -> Figure:
 def interaction_actions(episode: Episode) -> list[str]:
     """The interaction phase's actions, read from the logged calls as the scorer reads them."""
     challenge = task_spec(episode.task)
-    walk = WorldTestWalk(
-        challenge, program_source(challenge.env), Presentation.model_validate(episode.condition.params)
-    )
+    walk = WorldTestWalk(challenge, source_of(challenge), Presentation.model_validate(episode.condition.params))
     for event in episode.events:
         if walk.verdict.phase != INTERACTION:
             break

@@ -27,13 +27,27 @@ def _type_cells(members: list[Episode]) -> list[Any]:
     return [len(scored), *_kind_scores(scored), mean_score(scored)]
 
 
+def which_tasks(episodes: list[Episode]) -> str:
+    """What the scores are of: our AutumnBench-style environments, AutumnBench's published tasks, or both."""
+    official = {e.task.ground_truth.get("category") == "official" for e in episodes}
+    if official == {True}:
+        return "AutumnBench's published tasks"
+    return "AutumnBench-style environments" if official != {True, False} else "AutumnBench-style and published tasks"
+
+
 def type_table(episodes: list[Episode]) -> ReportTable:
     """Mean score per task type and over all."""
+    notes = ["mfp and planning score 0 or 1; cd scores the chosen frame by the spec's late-detection formula"]
+    if any(e.task.ground_truth.get("category") == "official" for e in episodes):
+        notes.append(
+            "published tasks score as the official harness rewards them: mfp 1 or -1, planning 1 or 0, cd its "
+            "change_reward from -1 to 1 (docs/autumn-official.md)"
+        )
     return ReportTable(
-        title="autumn: score by task type",
+        title=f"autumn ({which_tasks(episodes)}): score by task type",
         columns=[*AGENT_KEY_COLUMNS, "episodes", *KINDS, "all"],
         rows=agent_rows(episodes, _type_cells),
-        notes=["mfp and planning score 0 or 1; cd scores the chosen frame by the spec's late-detection formula"],
+        notes=notes,
     )
 
 
@@ -54,7 +68,7 @@ def environment_table(episodes: list[Episode]) -> ReportTable:
                 ]
             )
     return ReportTable(
-        title="autumn: score by environment",
+        title=f"autumn ({which_tasks(episodes)}): score by environment",
         columns=[*AGENT_KEY_COLUMNS, "environment", *KINDS, "interaction actions", "perplexity AUC"],
         rows=rows,
     )

@@ -22,11 +22,19 @@ from discogym.core import (
 )
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
 from discogym.suites.autumn import agents, protocols
-from discogym.suites.autumn.catalog import env_info, program_source
-from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, cd_score, defect_time
+from discogym.suites.autumn.catalog import env_info
+from discogym.suites.autumn.challenges import (
+    ChangeTask,
+    MfpTask,
+    PlanningTask,
+    cd_score,
+    defect_time,
+    official_change_reward,
+)
 from discogym.suites.autumn.env import TASK_BRIEF, Presentation, WorldTestEnv
 from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.metrics import exploration
+from discogym.suites.autumn.official import OFFICIAL_SPLIT, load_official, official_available, trigger_frame
 from discogym.suites.autumn.tasks import (
     DEFAULT_VERSION,
     KINDS,
@@ -34,9 +42,10 @@ from discogym.suites.autumn.tasks import (
     AutumnTask,
     packaged_tasks,
     read_tasks,
+    source_of,
     task_spec,
 )
-from discogym.suites.autumn.verdict import recompute
+from discogym.suites.autumn.verdict import AutumnVerdict, recompute
 
 ALL = "all"
 EXPLORE_CYCLE = ("up", "right", "down", "left", "noop")  # a model's exploration, as a cost estimate plays it
@@ -66,8 +75,13 @@ def task_of(task: AutumnTask, split: str) -> Task:
         split=split,
         brief=TASK_BRIEF,
         params={"env": task.env},
-        ground_truth={"task": task.model_dump(mode="json", exclude_none=True), "category": env_info(task.env).category},
+        ground_truth={"task": task.model_dump(mode="json", exclude_none=True), "category": _category(task)},
     )
+
+
+def _category(task: AutumnTask) -> str:
+    """The catalogue's category; AutumnBench's published environments have none here ("official")."""
+    return OFFICIAL_SPLIT if task.semantics == "official" else env_info(task.env).category
 
 
 @cache
@@ -117,17 +131,25 @@ class AutumnSuite(Suite):
 
     def splits(self) -> list[str]:
         older = [v for v in VERSIONS if v != DEFAULT_VERSION]
-        return [ALL, *KINDS, *older, *(f"{kind}-{v}" for v in older for kind in KINDS)]
+        return [ALL, *KINDS, *older, *(f"{kind}-{v}" for v in older for kind in KINDS), OFFICIAL_SPLIT]
 
     def tasks(self, split: str) -> list[Task]:
+        if split == OFFICIAL_SPLIT:  # AutumnBench's published tasks, from the user cache (never packaged)
+            return [task_of(task, split) for task in load_official().tasks]
         return list(_load(split))
+
+    def task_count(self, split: str) -> int | None:
+        """The official split's size when it is cached (None when not); the packaged sets' sizes."""
+        if split == OFFICIAL_SPLIT:
+            return len(load_official().tasks) if official_available() else None
+        return super().task_count(split)
 
     def conditions(self) -> list[Condition]:
         return list(CONDITIONS)
 
     def make_env(self, task: Task, condition: Condition, seed: int) -> Env:
         challenge = task_spec(task)
-        return WorldTestEnv(challenge, program_source(challenge.env), Presentation.model_validate(condition.params))
+        return WorldTestEnv(challenge, source_of(challenge), Presentation.model_validate(condition.params))
 
     def protocols(self) -> list[Protocol]:
         return protocols.protocols()
@@ -148,7 +170,7 @@ class AutumnSuite(Suite):
 
     def solver_hints(self, task: Task) -> dict[str, object]:
         challenge = task_spec(task)
-        return {"task": challenge.model_dump(mode="json", exclude_none=True), "program": program_source(challenge.env)}
+        return {"task": challenge.model_dump(mode="json", exclude_none=True), "program": source_of(challenge)}
 
     def score(self, episode: Episode) -> Score:
         return score(episode)
@@ -170,9 +192,11 @@ class AutumnSuite(Suite):
 def score(episode: Episode) -> Score:
     """MFP: the chosen option is the answer. Planning: the goal was reached. Change detection: the spec's formula
     on the chosen frame, with the defect time recomputed from the test's actions. All read from the logged calls
-    (:mod:`discogym.suites.autumn.verdict`); ``outcome.env`` is only cross-checked (component ``cache_mismatch``)."""
+    (:mod:`discogym.suites.autumn.verdict`); ``outcome.env`` is only cross-checked (component ``cache_mismatch``).
+    AutumnBench's published tasks (the official split) score as the official harness rewards them
+    (:func:`official_value`)."""
     task = task_spec(episode.task)
-    source = program_source(task.env)
+    source = source_of(task)
     verdict = recompute(task, source, Presentation.model_validate(episode.condition.params), episode.events)
     challenge = task.challenge
     components: dict[str, Any] = {
@@ -180,7 +204,10 @@ def score(episode: Episode) -> Score:
         "env": task.env,
         **exploration(verdict.interaction_actions),
     }
-    if isinstance(challenge, MfpTask):
+    if task.semantics == "official":
+        value, official = official_value(task, verdict)
+        components |= official
+    elif isinstance(challenge, MfpTask):
         value = float(verdict.mfp_choice == challenge.answer)
     elif isinstance(challenge, PlanningTask):
         value = float(verdict.reached_at is not None)
@@ -193,6 +220,23 @@ def score(episode: Episode) -> Score:
         components |= {"defect_frame": defect, "chosen_frame": chosen, "signalled_at": verdict.signalled_at}
     components[CACHE_MISMATCH] = cache_mismatch(verdict.model_dump(), episode.outcome.env)
     return Score(value=value, success=value == 1.0, components=components)
+
+
+def official_value(task: AutumnTask, verdict: AutumnVerdict) -> tuple[float, dict[str, Any]]:
+    """The official harness's reward: MFP 1 for the right choice, -1 for a wrong one (0 for none); planning 1 when
+    the goal was reached; change detection its change_reward on the chosen frame, the trigger frame recomputed
+    from the test's actions (:func:`~discogym.suites.autumn.official.trigger_frame`)."""
+    challenge = task.challenge
+    if isinstance(challenge, MfpTask):
+        choice = verdict.mfp_choice
+        return (0.0 if choice is None else 1.0 if choice == challenge.answer else -1.0), {"mfp_choice": choice}
+    if isinstance(challenge, PlanningTask):
+        return float(verdict.reached_at is not None), {"reached_at": verdict.reached_at}
+    actions = [parse_action(a) for a in verdict.test_actions]
+    trigger = trigger_frame(task, actions)
+    chosen = verdict.chosen_frame
+    parts = {"trigger_frame": trigger, "chosen_frame": chosen, "signalled_at": verdict.signalled_at}
+    return official_change_reward(trigger, chosen), parts
 
 
 suite = AutumnSuite()

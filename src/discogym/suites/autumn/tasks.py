@@ -21,6 +21,7 @@ from discogym.core import Task, UserError, derive_seed, make_rng
 from discogym.suites.autumn import challenges
 from discogym.suites.autumn.catalog import CATALOG, env_info, program_source
 from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask
+from discogym.suites.autumn.interpreter import Interpreter
 
 TASK_FILE = Path(__file__).parent / "tasks" / "tasks.json"  # the first set (v1)
 # The frozen sets: v1 (the first generation, 15 environments) and v2 (challenges that discriminate); the default
@@ -48,10 +49,31 @@ class AutumnTask(BaseModel):
     id: str
     env: str
     challenge: Challenge
+    # AutumnBench's published tasks (the official split): the environment's program, played with the official
+    # interpreter's semantics (:data:`OFFICIAL_WORLD`); absent for the suite's own environments (the catalogue's).
+    program: str | None = None
+    semantics: Literal["official"] | None = None
 
     @property
     def kind(self) -> Kind:
         return self.challenge.kind
+
+
+# How the official harness runs a program: seed 0 (every draw 0), the official interpreter's evaluation order and
+# standard library; its prebuilt module is a macOS build, hence libc++'s hash-map order (docs/autumn-official.md).
+OFFICIAL_WORLD: dict[str, Any] = {"order": "official", "flavor": "libc++", "stdlib": "official"}
+
+
+def source_of(task: AutumnTask) -> str:
+    """The task's program: its own (official split) or the catalogue's."""
+    return task.program if task.program is not None else program_source(task.env)
+
+
+def new_world(task: AutumnTask, source: str | None = None) -> Interpreter:
+    """A fresh interpreter for the task (``source``: another program, e.g. the changed one) with the task's seed
+    and semantics."""
+    options = OFFICIAL_WORLD if task.semantics == "official" else {}
+    return Interpreter(source if source is not None else source_of(task), seed=task.challenge.seed, **options)
 
 
 def task_spec(task: Task) -> AutumnTask:

@@ -20,7 +20,7 @@ from discogym.suites.autumn.challenges import OPTIONS, ChangeTask, MfpTask, Plan
 from discogym.suites.autumn.env import INTERACTION, TEST, ActArgs, IndexArgs, Presentation, WorldTestEnv
 from discogym.suites.autumn.interpreter import Action, Interpreter, parse_action
 from discogym.suites.autumn.sexpr import AutumnError
-from discogym.suites.autumn.tasks import AutumnTask
+from discogym.suites.autumn.tasks import AutumnTask, new_world
 
 TOOLS = WorldTestEnv.declared_tools()
 
@@ -124,7 +124,7 @@ class WorldTestWalk:
     def _begin_test(self) -> None:
         self.verdict.phase = TEST
         if isinstance(self.challenge, PlanningTask):
-            self._planning_world = Interpreter(self.source, seed=self.challenge.seed)
+            self._planning_world = new_world(self.task, self.source)
 
     def _choose(self, tool: str, index: int) -> None:
         verdict = self.verdict
