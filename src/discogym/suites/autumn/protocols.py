@@ -22,8 +22,8 @@ OFFICIAL = Protocol(
     suite="autumn",
     title="AutumnBench's WorldTest on its public environments: masked frames, planning, change detection",
     paper=PAPER,
-    section="Section 3 and Appendix C",
-    tables=("Section 3", "Appendix C"),
+    section="Section 3 (WorldTest) and Appendices C and E",
+    tables=("Table E.1", "Table E.3"),
     parts=(ProtocolPart(name="official", split="official", conditions=("text",), llm_options=SCAFFOLD),),
     differences=(
         *SHARED_DIFFERENCES,
@@ -37,8 +37,8 @@ STYLE = Protocol(
     suite="autumn",
     title="The same protocol on discogym's own 43 AutumnBench-style environments",
     paper=PAPER,
-    section="Section 3",
-    tables=("Section 3",),
+    section="Section 3 (WorldTest)",
+    tables=("Table E.1",),
     parts=(ProtocolPart(name="style", split="all", conditions=("text",), llm_options=SCAFFOLD),),
     differences=(
         *SHARED_DIFFERENCES,

@@ -125,6 +125,9 @@ class AutumnSuite(Suite):
     # The source document names no authors, year or address.
     papers = (Paper(key="worldtest-autumnbench", title="Benchmarking World-Model Learning (WorldTest, AutumnBench)"),)
     scorer_version = "1"  # raised when score() or audit() changes (docs/writing-a-suite.md)
+    # Our own sets score 0-1; AutumnBench's published tasks (--split official) are scored as its harness rewards
+    # them, -1 for a wrong masked-frame choice or a change flagged before it happened (docs/autumn-official.md).
+    score_range = (-1.0, 1.0)
     frame_rate_play = True  # the paper's GUI runs at the environment's frame rate, with automatic noops
     people_condition = "people"
     human_percentile = 80.0  # the paper's human baseline: the 80th percentile of people's scores per problem
