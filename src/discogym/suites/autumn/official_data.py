@@ -29,8 +29,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from discogym.core import UserError
+from discogym.core.model.cache import cache_dir
 
-CACHE_VARIABLE = "DISCOGYM_CACHE_DIR"  # the same variable as the other suites' caches
 URL_VARIABLE = "DISCOGYM_AUTUMNBENCH_URL"  # another base address (a mirror; the tests point it at nothing)
 BASE_URL = "https://firebasestorage.googleapis.com/v0/b/prolific-server-123.firebasestorage.app/o/"
 MANIFEST = "manifest_public.json"
@@ -54,14 +54,6 @@ KIND_FILES = {
 WRONG_SUFFIX = "_change_detection_wrong_program"
 
 IntGrid = list[list[int]]
-
-
-def cache_dir() -> Path:
-    """Where discogym keeps fetched third-party data: ``$DISCOGYM_CACHE_DIR``, else the user cache directory."""
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "discogym"
 
 
 def data_dir() -> Path:

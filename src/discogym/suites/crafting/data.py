@@ -21,11 +21,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from discogym.core import UserError
+from discogym.core.model.cache import cache_dir
 
 WHEEL_VERSION = "0.4.9"
 WHEEL_NAME = f"plancraft-{WHEEL_VERSION}-py3-none-any.whl"
 WHEEL_SHA256 = "e212277c0c0f7ea8d7a899fc61f224124fbab2242f46e79422017ed9e5296d79"
-CACHE_VARIABLE = "DISCOGYM_CACHE_DIR"
 WHEEL_VARIABLE = "DISCOGYM_PLANCRAFT_WHEEL"
 
 # The official task sets, in the order the suite lists them (the first is the default).
@@ -39,14 +39,6 @@ CONSTANTS = _ENV + "assets/constants.json"
 BACKGROUND = _ENV + "assets/table.png"
 FONT = _ENV + "assets/minecraft_font.ttf"
 DATA_PREFIX = "plancraft/data/"
-
-
-def cache_dir() -> Path:
-    """Where discogym keeps fetched third-party data: ``$DISCOGYM_CACHE_DIR``, else the user cache directory."""
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "discogym"
 
 
 def cached_wheel_path() -> Path:
