@@ -71,8 +71,8 @@ class PetriSuite(Suite):
         return [*frozen.set_names(), SWEEP_SET]
 
     def tasks(self, split: str) -> list[Task]:
-        if split == SWEEP_SET:  # the paper's sweep: three frozen sets as one
-            return [task for name in SWEEP_SETS for task in self.tasks(name)]
+        if split == SWEEP_SET:  # the paper's sweep: three frozen sets as one, reported as one set
+            return [task.model_copy(update={"split": SWEEP_SET}) for name in SWEEP_SETS for task in self.tasks(name)]
         if split not in frozen.FROZEN_SETS:
             raise UserError(f"petri has no task set '{split}'; sets: {', '.join(self.splits())}")
         return [task_of(spec) for spec in frozen.load_set(split).tasks]
