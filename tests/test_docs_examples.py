@@ -55,6 +55,8 @@ NOVELTY = "DISCOGYM_AGENTS=examples.novelty_agent:register discogym"  # the agen
 # run either: they need a key or a model server.
 NOT_RUN = {
     "discogym sweep": "the main job (minutes); `make run` and the sweep tests run it",
+    "discogym run --protocol plancraft-table2 --agent planner --out runs/plancraft": "2,925 episodes (20 s): "
+    "docs/papers.md runs the same protocol, and tests/core/test_protocols.py a protocol end to end",
     "discogym petri verify": "regenerates every frozen task (minutes); tests/suites/petri run it",
     "discogym petri freeze": "rewrites a packaged task file (maintainers only)",
     "discogym autumn baseline": "50 runs of 1,000 steps per environment (minutes); tests/suites/autumn cover it",

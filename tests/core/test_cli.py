@@ -163,7 +163,7 @@ def test_ctrl_c_while_workers_start_stops_cleanly(tmp_path):
         (["list", "nope"], "error: unknown suite 'nope'"),
         (["run", "toy", "--seed", "-1"], "error: Invalid value for '--seed': Input should be greater than or equal"),
         (["run", "toy", "--bogus"], "error: No such option: --bogus"),
-        (["run"], "error: Missing argument 'SUITE'. (see 'discogym run --help')"),
+        (["run"], "error: name a SUITE, or a paper's protocol with --protocol NAME (`discogym protocols`)"),
         (
             ["run", "toy", "--tasks", "dev-00", "--task", "dev-98"],
             "error: split 'dev' of suite 'toy' has no task 'dev-98'",

@@ -2,7 +2,10 @@
 
 import json
 
+from typer.testing import CliRunner
+
 from discogym.core.running.storage import RunDir
+from discogym.interfaces.cli import app
 from tests.conftest import run_discogym
 from tests.llm.conftest import SECRET, episodes
 from tests.llm.fake_endpoint import FakeEndpoint, Kill, Normal
@@ -93,14 +96,16 @@ def test_mistakes_known_before_the_run_stop_it_in_one_line_and_write_nothing(tmp
         (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "crafting:scaffold=plancraft", "--split",
           "petri=l9-v9"], "error: petri has no task set 'l9-v9'"),
     ]  # fmt: skip
+    runner = CliRunner()  # in this process: eight subprocesses took 24 s, mostly imports
     for index, (args, message) in enumerate(cases):
         out = tmp_path / str(index)
-        done = run_discogym(*args, "--out", str(out), "--quiet", OPENAI_API_KEY=SECRET)
-        assert done.returncode == 2, (args, done.stderr)
+        done = runner.invoke(app, [*args, "--out", str(out), "--quiet"], env={"OPENAI_API_KEY": SECRET})
+        assert done.exit_code == 2, (args, done.stderr)
         assert done.stderr.startswith(message) and done.stderr.count("\n") == 1, (args, done.stderr)
         assert not out.exists(), args
-    swept = run_discogym("sweep", "--model", "openai/gpt-4o-mini", "--out", str(tmp_path / "sweep"), OPENAI_API_KEY="")
-    assert (swept.returncode, swept.stderr) == (2, "error: autumn: openai/gpt-4o-mini: no API key; set OPENAI_API_KEY "
+    swept = runner.invoke(app, ["sweep", "--model", "openai/gpt-4o-mini", "--out", str(tmp_path / "sweep")],
+                          env={"OPENAI_API_KEY": ""})  # fmt: skip
+    assert (swept.exit_code, swept.stderr) == (2, "error: autumn: openai/gpt-4o-mini: no API key; set OPENAI_API_KEY "
                                                   "to run it\n")  # fmt: skip
     assert not (tmp_path / "sweep").exists()
 

@@ -159,7 +159,23 @@ def _check_unknown_split(suite: Suite, found: _Findings) -> None:
     found.add("splits", f"tasks({UNKNOWN_SPLIT!r}) returned instead of raising UserError")
 
 
+def _not_here(suite: Suite, split: str) -> bool:
+    """Whether ``split`` needs data this machine does not have (autumn's official set before it is fetched): it
+    cannot be counted offline and asking for its tasks raises a UserError. Such a split is not checked."""
+    try:
+        if suite.task_count(split) is not None:
+            return False
+        suite.tasks(split)
+    except UserError:
+        return True
+    except Exception:  # reported by the checks that follow
+        return False
+    return False
+
+
 def _check_split(suite: Suite, split: str, found: _Findings) -> list[Task]:
+    if _not_here(suite, split):
+        return []
     first = found.guarded("splits", f"tasks('{split}')", lambda: suite.tasks(split))
     second = found.guarded("splits", f"tasks('{split}') called again", lambda: suite.tasks(split))
     if first is None or second is None:
