@@ -48,7 +48,7 @@ lint: install
 	$(BIN)/lint-imports
 
 test: lint $(OLDEST)/installed browser caddy
-	$(BIN)/pytest -q -n auto
+	$(BIN)/pytest -q -n auto --dist worksteal  # an idle worker takes tests queued for the other: no long tail
 
 # Every frozen petri set regenerated under both numerics stacks (make test regenerates a sample; CI runs this too).
 verify-frozen: $(OLDEST)/installed
