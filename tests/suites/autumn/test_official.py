@@ -3,13 +3,14 @@ harness does. Every file here is written by the tests (official_fixture.py); no 
 
 import json
 import math
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from discogym.core import ToolCall, UserError, get_suite
+from discogym.core.model.protocol import figures_beside
 from discogym.core.running.storage import RunDir
+from discogym.suites.autumn import protocols
 from discogym.suites.autumn.baseline import APPENDIX_C, appendix_c, official_baseline
 from discogym.suites.autumn.challenges import official_change_reward
 from discogym.suites.autumn.env import Presentation
@@ -21,8 +22,6 @@ from discogym.suites.autumn.tasks import source_of, task_spec
 from discogym.suites.autumn.verdict import recompute
 from tests.conftest import run_discogym
 from tests.suites.autumn import official_fixture as fx
-
-SEED_TEXT = Path("/work/shared/seeds/004_92add75ad690a07f.txt")
 
 
 @pytest.fixture
@@ -182,11 +181,9 @@ def test_appendix_c_transcription():
     # Appendix C's text: mean 0.80, 24 at 1.0, 2 never; goal mean 0.399, 9 at 1.0, 13 at 0.0
     assert round(sum(triggers) / 43, 2) == 0.80 and triggers.count(1.0) == 24 and triggers.count(0.0) == 2
     assert abs(sum(goals) / 43 - 0.399) < 0.002 and goals.count(1.0) == 9 and goals.count(0.0) == 13
-    if SEED_TEXT.is_file():  # the codes are those of the paper's other tables (B.1 and E.1)
-        text = SEED_TEXT.read_text(encoding="utf-8")
-        start = text.index("| Env | #Obj")
-        b1 = [line.split("|")[1].strip() for line in text[start:].splitlines()[2:45]]
-        assert sorted(b1) == sorted(codes)
+    # the codes are those of the paper's Table E.1, shipped with the published figures (subsets "KIND / CODE")
+    e1 = {f.subset.split(" / ")[1] for f in figures_beside(protocols.__file__) if f.source.table == "Table E.1"}
+    assert sorted(e1) == sorted(codes)
 
 
 def test_the_official_baseline_reads_the_paper_beside_ours(cache):
