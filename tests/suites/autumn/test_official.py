@@ -4,21 +4,22 @@ harness does. Every file here is written by the tests (official_fixture.py); no 
 import json
 import math
 from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
-from discogym.core import ToolCall, UserError, get_suite
+from discogym.core import Event, Task, ToolCall, UserError, get_suite
 from discogym.core.model.protocol import figures_beside
 from discogym.core.running.storage import RunDir
 from discogym.suites.autumn import protocols
 from discogym.suites.autumn.baseline import APPENDIX_C, appendix_c, official_baseline
-from discogym.suites.autumn.challenges import official_change_reward
+from discogym.suites.autumn.challenges import ChangeTask, MfpTask, PlanningTask, official_change_reward
 from discogym.suites.autumn.env import Presentation
 from discogym.suites.autumn.interpreter import parse_action
 from discogym.suites.autumn.official import OFFICIAL_SPLIT, load_official, trigger_frame
 from discogym.suites.autumn.official_data import install_from
 from discogym.suites.autumn.suite import official_value
-from discogym.suites.autumn.tasks import source_of, task_spec
+from discogym.suites.autumn.tasks import AutumnTask, source_of, task_spec
 from discogym.suites.autumn.verdict import recompute
 from tests.conftest import run_discogym
 from tests.suites.autumn import official_fixture as fx
@@ -32,7 +33,7 @@ def cache(tmp_path, monkeypatch):
     return tmp_path / "cache"
 
 
-def _by_kind():
+def _by_kind() -> dict[str, Task]:
     return {task_spec(t).kind: t for t in get_suite("autumn").tasks(OFFICIAL_SPLIT)}
 
 
@@ -108,13 +109,16 @@ def test_a_program_our_interpreter_cannot_run_is_refused_with_its_reason(tmp_pat
 def test_the_tasks_are_posed_as_the_harness_poses_them(cache):
     tasks = _by_kind()
     mfp = task_spec(tasks["mfp"]).challenge
+    assert isinstance(mfp, MfpTask)
     assert mfp.frames is not None and len(mfp.frames) == len(fx.MFP_ACTIONS) + 1
     assert mfp.mask == fx.BOX and mfp.answer == fx.ANSWER and mfp.actions == fx.MFP_ACTIONS
     cells = [[c for row in frame for c in row] for frame in mfp.frames]
     assert "mask" in cells[-1] and "mask" not in cells[0]
     planning = task_spec(tasks["planning"]).challenge
+    assert isinstance(planning, PlanningTask)
     assert len(planning.goal) == 36 and (3, 2, "red") in planning.goal and planning.optimal_actions == 6
     cd = task_spec(tasks["cd"]).challenge
+    assert isinstance(cd, ChangeTask)
     assert cd.condition == fx.CONDITION and cd.modified == fx.WRONG
     for task in tasks.values():  # ground truth stays out of what the agent sees
         env = get_suite("autumn").make_env(task, get_suite("autumn").conditions()[0], 0)
@@ -149,12 +153,13 @@ def test_change_reward_is_the_harness_formula():
     assert official_change_reward(None, 3) == -1.0 and official_change_reward(4, None) == 0.0
 
 
-def _cd_value(spec, actions, chosen):
+def _cd_value(spec: AutumnTask, actions: list[str], chosen: int) -> tuple[float, dict[str, Any]]:
     """The official score of a change-detection episode whose logged calls are these (the scorer's own walk)."""
     calls = [ToolCall(tool="go_to_test", args={})]
     calls += [ToolCall(tool="act", args={"action": a}) for a in actions]
     calls += [ToolCall(tool="found_change", args={}), ToolCall(tool="choose_frame", args={"index": chosen})]
-    verdict = recompute(spec, source_of(spec), Presentation(), [SimpleNamespace(call=c) for c in calls])
+    events = cast("list[Event]", [SimpleNamespace(call=c) for c in calls])  # the scorer reads only their calls
+    verdict = recompute(spec, source_of(spec), Presentation(), events)
     return official_value(spec, verdict)
 
 
