@@ -171,3 +171,16 @@ def test_a_game_still_running_when_the_server_stops_is_written_as_abandoned(runs
         served.post_json(f"/api/play/{url.rsplit('/', 1)[1]}/call", {"tool": "experiment", "args": {}})
     (episode,) = RunDir(runs / "web" / "petri").iter_episodes()
     assert episode.outcome.termination == "abandoned" and [e.call.tool for e in episode.events] == ["experiment"]
+
+
+def test_a_run_named_with_url_characters_is_linked_encoded_and_opens(served, runs):
+    # F13 of issue 46: a run folder named "we#ird?x" was linked as href="/runs/we#ird?x", which opens another page
+    (runs / "toy").rename(runs / "we#ird?x")
+    _, home = served.get("/")
+    assert 'href="/runs/we%23ird%3Fx"' in home and 'href="/runs/we#ird?x"' not in home
+    status, page = served.get("/runs/we%23ird%3Fx")
+    assert status == 200 and page.count('<tr class="') == 4
+    stem = next(p.stem for p in RunDir(runs / "we#ird?x").episode_paths())
+    assert f'href="/runs/we%23ird%3Fx/episodes/{stem}"' in page and 'href="/report/we%23ird%3Fx"' in page
+    status, replay = served.get(f"/runs/we%23ird%3Fx/episodes/{stem}")
+    assert status == 200 and f"/api/runs/we%23ird%3Fx/episodes/{stem}/views" in replay

@@ -169,3 +169,16 @@ def test_a_model_plays_with_the_text_syntax(tmp_path, monkeypatch):
     (episode,) = RunDir(tmp_path).iter_episodes()
     assert [e.call.tool for e in episode.events] == ["act", "go_to_test", "answer"]
     assert episode.outcome.termination == "answered"
+
+
+def test_the_masked_frames_are_replayed_once_however_often_they_are_shown(monkeypatch):
+    # N11 of issue 46: each show_frame replayed the world (twice with the web app's view), up to 0.5 s a frame
+    import discogym.suites.autumn.env as env_module
+
+    replays = []
+    real_play = env_module.play
+    monkeypatch.setattr(env_module, "play", lambda *args: replays.append(1) or real_play(*args))
+    _, env = env_for("gravity", "mfp")
+    env.call("go_to_test", {})
+    shown = [env.call("show_frame", {"index": i % 3}).text for i in range(6)]
+    assert len(replays) == 1 and shown[0] == shown[3]

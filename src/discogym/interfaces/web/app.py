@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -381,7 +382,7 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     @app.get("/runs/{run:path}/episodes/{stem}", response_class=HTMLResponse)
     def episode(request: Request, run: str, stem: str) -> HTMLResponse:
         _, loaded = readable_episode(run, stem)
-        views_url = f"/api/runs/{run}/episodes/{stem}/views"
+        views_url = f"/api/runs/{quote(run)}/episodes/{quote(stem)}/views"
         return page(
             request, "episode.html", run=run, stem=stem, episode=loaded, steps=replay_steps(loaded), views_url=views_url
         )

@@ -115,6 +115,7 @@ class WorldTestEnv(Env):
         self.world = self._start(source)
         self.test_frames: list[list[list[str]]] = []
         self.mfp_shown: int | None = None  # the masked frame shown last (None: the last frame, shown at the start)
+        self._masked_frames: list[list[list[str]]] | None = None  # the masked-frame test's frames, computed once
 
     def _start(self, source: str) -> Interpreter:
         return new_world(self.task, source)
@@ -310,11 +311,15 @@ class WorldTestEnv(Env):
         return self.challenge
 
     def _mfp_frames(self) -> list[list[list[str]]]:
+        """The masked-frame test's frames, replayed once per episode: a slider that shows frame after frame (the
+        web app's) must not replay the world for each one."""
         assert isinstance(self.challenge, MfpTask)
         if self.challenge.frames is not None:  # the official split: the published frames
             return self.challenge.frames
-        frames = play(self.source, [parse_action(a) for a in self.challenge.actions], self.challenge.seed)
-        return [masked(frame, self.challenge.mask) for frame in frames]
+        if self._masked_frames is None:
+            frames = play(self.source, [parse_action(a) for a in self.challenge.actions], self.challenge.seed)
+            self._masked_frames = [masked(frame, self.challenge.mask) for frame in frames]
+        return self._masked_frames
 
     def _parse(self, text: str, allow_reset: bool) -> Any:
         if text == "reset":
