@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import orjson
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from discogym import __version__
@@ -55,11 +56,24 @@ WEB_RUNS = "web"  # RUNS/web/SUITE holds the episodes people play here
 PLAY_MODES = ("frame-rate", "turns")
 
 
+# The most a call's arguments may take as JSON. Every suite's real actions are far shorter (a click, a move, a
+# block, an experiment's few parameters); a longer one is refused before it reaches a game or its log.
+MAX_ARGS_BYTES = 16 * 1024
+
+
 class CallRequest(BaseModel):
     """One tool call from the play page."""
 
     tool: str = Field(max_length=200)
     args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("args")
+    @classmethod
+    def _short(cls, args: dict[str, Any]) -> dict[str, Any]:
+        size = len(orjson.dumps(args))
+        if size > MAX_ARGS_BYTES:
+            raise ValueError(f"a call's arguments are at most {MAX_ARGS_BYTES:,} bytes as JSON, not {size:,}")
+        return args
 
 
 @dataclass
