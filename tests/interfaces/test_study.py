@@ -452,3 +452,23 @@ def test_start_requests_racing_start_one_game(toy_study, tmp_path):
     person.end()
     assert len(RunDir(tmp_path / "study" / "toy").episode_paths()) == 1  # one game, written; none left behind
     assert not list((tmp_path / "study" / "toy" / "episodes").glob(".*.claim"))
+
+
+def test_a_participants_pages_and_answers_name_no_task(toy_study):
+    # N1 of issue 46: the page header showed `autumn · ducks-2`, which the public package maps to the kind and answer
+    root, study = toy_study
+    person = Participant(root)
+    person.enter("5f0c1aa1c4")
+    assert person.post(f"/p/{person.secret}/consent")[0] == 200
+    ids = {t.id for t in toy.tasks("dev")}
+    seen = []
+    for number in (1, 2):
+        assert person.post(f"/p/{person.secret}/start")[0] == 200
+        _, page = person.open(f"/p/{person.secret}")
+        assert f"Game {number} of 2" in page
+        status, answer = person.call("probe", {"n": 4})
+        assert status == 200
+        seen += [page, json.dumps(answer)]
+        assert person.call("submit", {"n": hidden_digit(study, 1)})[0] == 200
+        seen.append(person.open(f"/p/{person.secret}")[1])
+    assert not [task for task in ids if any(task in text for text in seen)]

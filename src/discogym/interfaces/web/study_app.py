@@ -417,10 +417,10 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
             session = game.session
             recorder = session.recorder
             context: dict[str, Any] = {
-                "game": {
-                    "suite": game.slot.suite,
-                    "task": game.slot.task,
-                    "condition": game.slot.condition,
+                "game": {  # nothing that names the task: its id would map to the answer in the public package
+                    "suite": "",
+                    "task": f"Game {len(record.played) + 1} of {len(record.assigned)}",
+                    "condition": "",
                     "mode": game.slot.pace,
                     "participant": record.label,
                     "brief": recorder.brief if recorder is not None else "",
