@@ -472,3 +472,24 @@ def test_a_participants_pages_and_answers_name_no_task(toy_study):
         assert person.call("submit", {"n": hidden_digit(study, 1)})[0] == 200
         seen.append(person.open(f"/p/{person.secret}")[1])
     assert not [task for task in ids if any(task in text for text in seen)]
+
+
+def test_a_cookie_comes_from_ones_own_entry_and_a_shared_browser_enters_the_next_person(toy_study):
+    # N2 of issue 46: opening any /p/SECRET link planted that participant's cookie, and on a shared browser a second
+    # person's entry link landed on the first one's page
+    root, study = toy_study
+    first = Participant(root)
+    first.enter("5f0c1aa1e1")
+    stranger = Participant(root)
+    assert stranger.open(f"/p/{first.secret}")[0] == 200  # the link itself is the capability ...
+    _, home = stranger.open("/")
+    assert first.secret not in home and 'id="consent"' not in home  # ... but the browser does not adopt it
+    shared = first  # the same browser: its cookie is the first person's
+    assert shared.open("/enter?PROLIFIC_PID=5f0c1aa1e1&STUDY_ID=s1&SESSION_ID=y")[0] == 200
+    assert first.secret in shared.page_url  # the same person comes back to their page
+    secret_before = first.secret
+    shared.enter("5f0c1aa1e2")  # the next person's link, in that browser
+    assert shared.secret and shared.secret != secret_before
+    assert {r.platform_ids["PROLIFIC_PID"] for r in study.records.values()} >= {"5f0c1aa1e1", "5f0c1aa1e2"}
+    _, home = shared.open("/")
+    assert shared.secret in shared.page_url  # the browser now keeps the second person's place

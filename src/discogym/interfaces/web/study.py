@@ -231,7 +231,7 @@ class Study:
     def _know(self, record: ParticipantRecord) -> None:
         self.records[record.number] = record
         self._by_secret[record.secret_sha256] = record.number
-        self._by_platform_id[_platform_key(record.platform_ids)] = record.number
+        self._by_platform_id[platform_key(record.platform_ids)] = record.number
 
     def save(self, record: ParticipantRecord) -> None:
         """Write the participant's record (whole or not at all)."""
@@ -245,7 +245,7 @@ class Study:
         """A new participant from an entry link: their record and their secret (known only to them). A platform id
         already entered is refused (the first person holds it; they come back through their own link), as is an
         address that brought :attr:`StudyFile.participants_per_address` people already."""
-        key = _platform_key(platform_ids)
+        key = platform_key(platform_ids)
         with self._lock:
             if key in self._by_platform_id:
                 raise UserError(
@@ -309,7 +309,7 @@ class Study:
             self.save(record)
 
 
-def _platform_key(platform_ids: dict[str, str]) -> str:
+def platform_key(platform_ids: dict[str, str]) -> str:
     """Who a participant is on their platform: Prolific's participant id, else the plain id."""
     return platform_ids.get("PROLIFIC_PID") or platform_ids.get("id") or ""
 
@@ -323,5 +323,6 @@ __all__ = [
     "StudyFull",
     "ascii_id",
     "load_study_file",
+    "platform_key",
     "shortened",
 ]

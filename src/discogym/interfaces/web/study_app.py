@@ -54,7 +54,15 @@ from discogym.interfaces.web.app import (
 from discogym.interfaces.web.browse import replay_steps_of
 from discogym.interfaces.web.guard import allowed_hosts, guard, replayed
 from discogym.interfaces.web.pace import FramePace
-from discogym.interfaces.web.study import ParticipantRecord, Slot, Study, StudyFull, ascii_id, shortened
+from discogym.interfaces.web.study import (
+    ParticipantRecord,
+    Slot,
+    Study,
+    StudyFull,
+    ascii_id,
+    platform_key,
+    shortened,
+)
 
 HERE = Path(__file__).resolve().parent
 COOKIE_PREFIX = "discogym_participant_"  # + the study's name: studies on one host keep their own cookies
@@ -384,10 +392,13 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
     @app.get("/enter")
     def enter(request: Request) -> Response:
         secret = request.cookies.get(cookie, "")
-        if secret and study.by_secret(secret) is not None:  # this browser's participant, back again
-            return RedirectResponse(f"/p/{secret}", status_code=303)
+        known = study.by_secret(secret) if secret else None
         try:
-            _, secret = study.enter(platform_ids(request), client_address(request))
+            ids = platform_ids(request) if known is None or request.query_params else {}
+            if known is not None and (not ids or platform_key(ids) == platform_key(known.platform_ids)):
+                return RedirectResponse(f"/p/{secret}", status_code=303)  # this browser's participant, back again
+            # on a shared browser another person's link enters that person, never the one before
+            _, secret = study.enter(ids, client_address(request))
         except StudyFull as err:
             raise HTTPException(409, str(err)) from None
         except UserError as err:
@@ -410,7 +421,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
             response = page(
                 request, "study_next.html", study=study.file, secret=secret, number=number, of=len(record.assigned)
             )
-        return remembered(response, secret, request)
+        return response  # the cookie is set by the participant's own entry only: opening a link never adopts it
 
     def play_page(request: Request, secret: str, record: ParticipantRecord, game: StudyGame) -> HTMLResponse:
         with game.lock:
