@@ -493,3 +493,31 @@ def test_a_cookie_comes_from_ones_own_entry_and_a_shared_browser_enters_the_next
     assert {r.platform_ids["PROLIFIC_PID"] for r in study.records.values()} >= {"5f0c1aa1e1", "5f0c1aa1e2"}
     _, home = shared.open("/")
     assert shared.secret in shared.page_url  # the browser now keeps the second person's place
+
+
+def test_a_start_racing_the_end_of_a_game_never_plays_its_task_again(toy_study, monkeypatch, tmp_path):
+    # N7 of issue 46: the game was freed before the record booked it, so a start in between began the same task
+    root, study = toy_study
+    person = Participant(root)
+    person.enter("racer002")
+    person.post(f"/p/{person.secret}/consent")
+    person.post(f"/p/{person.secret}/start")
+    booking = threading.Event()
+    real_played = Study.played
+
+    def slow_played(self: Study, *args: Any) -> None:
+        booking.set()
+        time.sleep(0.3)  # the window in which a start used to slip in
+        real_played(self, *args)
+
+    monkeypatch.setattr(Study, "played", slow_played)
+    ender = threading.Thread(target=person.end)
+    ender.start()
+    assert booking.wait(WAIT)
+    assert person.post(f"/p/{person.secret}/start")[0] == 200  # sent while the first game is being booked
+    ender.join(WAIT)
+    monkeypatch.setattr(Study, "played", real_played)
+    assert person.end()[0] == 200  # the game the racing start began
+    tasks = [e.key.task for e in RunDir(tmp_path / "study" / "toy").iter_episodes()]
+    record = next(r for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "racer002")
+    assert len(tasks) == len(set(tasks)) == 2 and len(record.played) == 2

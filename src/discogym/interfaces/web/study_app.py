@@ -194,12 +194,15 @@ class StudyGames:
         """The game ended: note it in the participant's record and free it (its episode is written, or kept
         until it can be)."""
         with self._lock:
-            if self._games.get(record.number) is not game:
-                return
-            del self._games[record.number]
-            self._ended_frozen += 1
-        ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
-        self.study.played(record, game.session.written or "", ending)
+            starting = self._starting.setdefault(record.number, threading.Lock())
+        with starting:  # a "start" waits until this game is booked: it never starts the same task again
+            with self._lock:
+                if self._games.get(record.number) is not game:
+                    return
+                del self._games[record.number]
+                self._ended_frozen += 1
+            ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
+            self.study.played(record, game.session.written or "", ending)
 
     def saved(self, game: StudyGame) -> bool:
         written = game.session.written
