@@ -521,3 +521,38 @@ def test_a_start_racing_the_end_of_a_game_never_plays_its_task_again(toy_study, 
     tasks = [e.key.task for e in RunDir(tmp_path / "study" / "toy").iter_episodes()]
     record = next(r for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "racer002")
     assert len(tasks) == len(set(tasks)) == 2 and len(record.played) == 2
+
+
+def test_ending_every_game_without_playing_gives_no_completion_code(tmp_path):
+    # N2 of issue 46: starting and ending each game gave the completion code in 0.34 s
+    study_file = write_study(
+        tmp_path, min_seconds_per_game=0.2, completion={"code": "DONE123", "incomplete_code": "NOPE9"}
+    )
+    with study_server(study_file, tmp_path / "study") as (root, study):
+        quitter = Participant(root)
+        quitter.enter("5f0c1aa1f1")
+        quitter.post(f"/p/{quitter.secret}/consent")
+        for _ in range(2):
+            assert quitter.post(f"/p/{quitter.secret}/start")[0] == 200
+            assert quitter.end()[0] == 200
+        _, page = quitter.open(f"/p/{quitter.secret}")
+        assert "DONE123" not in page and "NOPE9" in page and "not every one was played to its end" in page
+        hasty = Participant(root)  # answers at once: the test answered, but under the minimum time
+        hasty.enter("5f0c1aa1f2")
+        hasty.post(f"/p/{hasty.secret}/consent")
+        for _ in range(2):
+            hasty.post(f"/p/{hasty.secret}/start")
+            number = next(r.number for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "5f0c1aa1f2")
+            assert hasty.call("submit", {"n": hidden_digit(study, number)})[1]["over"]
+        assert "DONE123" not in hasty.open(f"/p/{hasty.secret}")[1]
+        player = Participant(root)
+        player.enter("5f0c1aa1f3")
+        player.post(f"/p/{player.secret}/consent")
+        number = next(r.number for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "5f0c1aa1f3")
+        for _ in range(2):
+            player.post(f"/p/{player.secret}/start")
+            time.sleep(0.25)
+            assert player.call("submit", {"n": hidden_digit(study, number)})[1]["over"]
+        _, page = player.open(f"/p/{player.secret}")
+        assert "DONE123" in page and "NOPE9" not in page
+        assert sorted(r.completed for r in study.records.values()) == [False, False, True]

@@ -36,6 +36,7 @@ def study_dashboard(folder: Path) -> dict[str, Any]:
                 "played": f"{len(record.played)} of {len(record.assigned)}",
                 "endings": ", ".join(game.ending for game in record.played) or "-",
                 "finished": record.finished,
+                "code": ("completion" if record.completed else "incomplete") if record.finished else "-",
             }
         )
     games = [

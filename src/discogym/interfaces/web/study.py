@@ -24,7 +24,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from discogym.core import UserError, get_suite
+from discogym.core import EndingKind, Termination, UserError, get_suite
 from discogym.core.running.storage import atomic_write
 
 ASCII_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -69,6 +69,9 @@ class Completion(BaseModel):
 
     code: str | None = Field(default=None, pattern=ASCII_ID.pattern)
     redirect: str | None = Field(default=None, pattern=r"^https://[^\s\"'<>]+$", max_length=2000)
+    # shown instead of the code (and without the redirect, which carries it) to a participant who ended every game
+    # but not every one with the study's minimum engagement (Prolific takes several codes per study)
+    incomplete_code: str | None = Field(default=None, pattern=ASCII_ID.pattern)
 
     @model_validator(mode="after")
     def _something(self) -> "Completion":
@@ -90,6 +93,9 @@ class StudyFile(BaseModel):
     minutes_per_game: float = Field(default=20.0, gt=0, le=24 * 60)
     idle_minutes: float = Field(default=5.0, gt=0, le=24 * 60)
     participants_per_address: int = Field(default=4, ge=1, le=100_000)
+    # a game counts as completed when its test was answered (the task ended it, or a step or time limit) after at
+    # least this many seconds of play; a game ended at once, or left, does not
+    min_seconds_per_game: float = Field(default=0.0, ge=0, le=24 * 3600)
     consent: str = Field(min_length=1, max_length=20_000)
     instructions: str = Field(min_length=1, max_length=20_000)
     completion: Completion
@@ -164,6 +170,8 @@ class PlayedGame(BaseModel):
     slot: int  # index into the study's slots
     episode: str
     ending: str
+    seconds: float | None = None  # how long it was played (None in records written before it was kept)
+    completed: bool = True  # answered after the minimum time (records written before the rule count as completed)
 
 
 class ParticipantRecord(BaseModel):
@@ -186,6 +194,11 @@ class ParticipantRecord(BaseModel):
     @property
     def finished(self) -> bool:
         return self.consented and len(self.played) == len(self.assigned)
+
+    @property
+    def completed(self) -> bool:
+        """Finished, every game completed: what earns the completion code."""
+        return self.finished and all(game.completed for game in self.played)
 
     def next_slot(self) -> int | None:
         """The next assigned game not played yet, or None."""
@@ -299,14 +312,26 @@ class Study:
             record.consented = True
             self.save(record)
 
-    def played(self, record: ParticipantRecord, episode: str, ending: str) -> None:
-        """The participant's current game ended: note its episode and ending, and move them on."""
+    def played(self, record: ParticipantRecord, episode: str, ending: str, seconds: float = 0.0) -> None:
+        """The participant's current game ended after ``seconds`` of play: note its episode, its ending and whether
+        it counts as completed (:meth:`completes`), and move them on."""
         with self._lock:
             slot = record.next_slot()
             if slot is None:
                 return
-            record.played.append(PlayedGame(slot=slot, episode=episode, ending=ending))
+            done = self.completes(ending, seconds)
+            game = PlayedGame(slot=slot, episode=episode, ending=ending, seconds=round(seconds, 3), completed=done)
+            record.played.append(game)
             self.save(record)
+
+    def completes(self, ending: str, seconds: float) -> bool:
+        """Whether a game that ended so counts as completed: its test answered (ended by the task, or by a step or
+        time limit, never by the person stopping or leaving) after :attr:`StudyFile.min_seconds_per_game`."""
+        kind = Termination(ending).kind if ending in TERMINATIONS else None
+        return kind in (EndingKind.TASK, EndingKind.LIMIT) and seconds >= self.file.min_seconds_per_game
+
+
+TERMINATIONS = {t.value for t in Termination}
 
 
 def platform_key(platform_ids: dict[str, str]) -> str:

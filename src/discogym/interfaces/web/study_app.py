@@ -202,7 +202,7 @@ class StudyGames:
                 del self._games[record.number]
                 self._ended_frozen += 1
             ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
-            self.study.played(record, game.session.written or "", ending)
+            self.study.played(record, game.session.written or "", ending, time.monotonic() - game.started)
 
     def saved(self, game: StudyGame) -> bool:
         written = game.session.written
