@@ -229,6 +229,34 @@ def test_participants_from_one_address_are_capped(tmp_path):
     assert statuses == [200, 200, 400, 400] and len(study.records) == 2
 
 
+def test_an_ipv6_slash_64_is_one_address_and_the_cap_holds_across_a_restart(tmp_path):
+    # N6 of issue 46: 144 addresses of one /64 filled a study in 56 s, and the cap was forgotten on restart
+    from discogym.interfaces.web.study import address_group
+
+    assert address_group("2001:db8:1:2:aaaa::1") == address_group("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert address_group("::ffff:192.0.2.7") == "192.0.2.7" and address_group("-") == "-"
+    register_suite(toy)
+    study_file = write_study(tmp_path, participants_per_address=2)
+    prepare_study_folder(study_file, tmp_path / "study")
+
+    def enter(study: Study, pid: str, address: str) -> bool:
+        try:
+            study.enter({"PROLIFIC_PID": pid}, address)
+        except Exception:
+            return False
+        return True
+
+    study = Study(load_study_file(study_file), tmp_path / "study")
+    assert enter(study, "pid0001", "2001:db8:1:2::1") and enter(study, "pid0002", "2001:db8:1:2::2")
+    assert not enter(study, "pid0003", "2001:db8:1:2:ffff::3")  # the same /64
+    assert enter(study, "pid0004", "2001:db8:1:3::1")  # the next /64
+    restarted = Study(load_study_file(study_file), tmp_path / "study")
+    assert not enter(restarted, "pid0005", "2001:db8:1:2::5")
+    assert enter(restarted, "pid0006", "2001:db8:1:3::6") and not enter(restarted, "pid0007", "2001:db8:1:3::7")
+    records = [p.read_text() for p in (tmp_path / "study" / "participants").glob("*.json")]
+    assert records and not any("2001:db8" in text for text in records)  # no record holds an address
+
+
 def test_assignments_are_balanced_and_follow_the_seed(tmp_path):
     register_suite(toy)
     given = []

@@ -14,6 +14,8 @@ so a server restarted on the same folder knows everyone again.
 """
 
 import hashlib
+import hmac
+import ipaddress
 import re
 import secrets
 import threading
@@ -184,6 +186,9 @@ class ParticipantRecord(BaseModel):
     secret_sha256: str
     consented: bool = False
     assigned: list[int] = Field(default_factory=list)  # indexes into the study's slots, in playing order
+    # the keyed hash of the address group they entered from (Study.address_key): counted again after a restart,
+    # and meaningless without the study folder's key
+    address_key: str | None = None
     played: list[PlayedGame] = Field(default_factory=list)
 
     @property
@@ -225,8 +230,17 @@ class Study:
         self._by_platform_id: dict[str, int] = {}
         self._per_address: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._address_secret = _address_secret(folder)
         for record in self._read_records():
             self._know(record)
+            if record.address_key is not None:
+                self._per_address[record.address_key] = self._per_address.get(record.address_key, 0) + 1
+
+    def address_key(self, address: str) -> str:
+        """Which address group a participant came from (:func:`address_group`), as a hash keyed with the study
+        folder's secret: participants of one group are counted together, and no record holds their address."""
+        group = address_group(address).encode()
+        return hmac.new(self._address_secret, group, hashlib.sha256).hexdigest()
 
     # Records
 
@@ -265,13 +279,17 @@ class Study:
                     "this id has entered the study already: go on from the page you were given (its address, or "
                     "this browser, keeps your place)"
                 )
+            address = self.address_key(address)
             if self._per_address.get(address, 0) >= self.file.participants_per_address:
                 raise UserError("too many participants came from this network address")
             if not self._open_slots():
                 raise StudyFull("the study has all the participants it needs; thank you for your interest")
             secret = secrets.token_urlsafe(32)
             record = ParticipantRecord(
-                number=len(self.records) + 1, platform_ids=dict(platform_ids), secret_sha256=secret_digest(secret)
+                number=len(self.records) + 1,
+                platform_ids=dict(platform_ids),
+                secret_sha256=secret_digest(secret),
+                address_key=address,
             )
             self.save(record)
             self._know(record)
@@ -332,6 +350,31 @@ class Study:
 
 
 TERMINATIONS = {t.value for t in Termination}
+ADDRESS_SECRET = "address.key"  # in the study folder: the key of the participants' address hashes
+
+
+def address_group(address: str) -> str:
+    """The group a network address counts in: an IPv4 address itself, an IPv6 address's /64 (one household or
+    machine is given a whole /64, so counting single IPv6 addresses caps nothing); anything else as it is."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
+def _address_secret(folder: Path) -> bytes:
+    """The study folder's key for address hashes, made on first use (readable by its owner only)."""
+    path = folder / ADDRESS_SECRET
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, secrets.token_hex(32))
+        path.chmod(0o600)
+    return bytes.fromhex(path.read_text(encoding="ascii").strip())
 
 
 def platform_key(platform_ids: dict[str, str]) -> str:
