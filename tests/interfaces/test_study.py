@@ -584,3 +584,28 @@ def test_ending_every_game_without_playing_gives_no_completion_code(tmp_path):
         _, page = player.open(f"/p/{player.secret}")
         assert "DONE123" in page and "NOPE9" not in page
         assert sorted(r.completed for r in study.records.values()) == [False, False, True]
+
+
+def test_a_participants_calls_beyond_two_at_once_are_refused_with_429(toy_study, monkeypatch):
+    # N5 of issue 46: one participant's 600 queued calls held the server's connections: others got 503
+    root, _study = toy_study
+    person = Participant(root)
+    person.enter("5f0c1aa1g1")
+    person.post(f"/p/{person.secret}/consent")
+    person.post(f"/p/{person.secret}/start")
+    real_call = study_app.StudyGames.call
+
+    def slow_call(self: Any, *args: Any) -> Any:
+        time.sleep(0.5)
+        return real_call(self, *args)
+
+    monkeypatch.setattr(study_app.StudyGames, "call", slow_call)
+    statuses: list[int] = []
+    callers = [threading.Thread(target=lambda: statuses.append(person.call("probe", {"n": 3})[0])) for _ in range(6)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join(WAIT)
+    assert sorted(statuses) == [200, 200, 429, 429, 429, 429]
+    status, answer = person.call("probe", {"n": 3})  # once answered, calls go through again
+    assert status == 200 and answer["ok"]

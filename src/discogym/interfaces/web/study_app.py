@@ -21,6 +21,7 @@ import gc
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 CALL_PATH = re.compile(r"/api/p/([^/]+)/call")  # as the route's path matches it
 WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games and retries unsaved episodes
 FROZEN_GAMES = 100  # the heap is kept frozen until this many games ended ...
+CALLS_IN_FLIGHT = 2  # a participant's calls answered at once (the page sends one at a time)
 FROZEN_SECONDS = 600.0  # ... or for this long at most; then it is collected whole (see StudyGames.tend_collector)
 
 
@@ -97,6 +99,7 @@ class StudyGames:
         self._lock = threading.Lock()
         self._ended_frozen = 0  # games that ended since the heap was last collected whole
         self._collected = time.monotonic()  # when that was
+        self.in_flight: Counter[int] = Counter()  # calls being answered, by participant (touched on the event loop)
 
     def host(self, slot: Slot) -> ExternalEpisodes:
         with self._lock:
@@ -292,7 +295,21 @@ def json_response(content: dict[str, Any]) -> Response:
 
 
 async def answer_call(games: StudyGames, record: ParticipantRecord, game: StudyGame, call: CallRequest) -> Response:
-    """The answer to one call in the participant's game (409 when it is refused, as every refusal)."""
+    """The answer to one call in the participant's game (409 when it is refused, as every refusal; 429 beyond
+    :data:`CALLS_IN_FLIGHT` calls of one participant at once, which would hold the server's connections)."""
+    if games.in_flight[record.number] >= CALLS_IN_FLIGHT:
+        message = f"at most {CALLS_IN_FLIGHT} calls at once: wait for an answer before the next call"
+        return JSONResponse({"error": message}, status_code=429)
+    games.in_flight[record.number] += 1
+    try:
+        return await _answer_call(games, record, game, call)
+    finally:
+        games.in_flight[record.number] -= 1
+        if not games.in_flight[record.number]:
+            del games.in_flight[record.number]
+
+
+async def _answer_call(games: StudyGames, record: ParticipantRecord, game: StudyGame, call: CallRequest) -> Response:
     try:
         if game.pace is not None:
             result = await games.call_paced(record, game, call.tool, call.args)

@@ -131,8 +131,18 @@ async function post(url, body) {
 }
 
 // One tool call in the episode, from a form or a screen: logged on the page, the screen redrawn. A refusal of
-// the server (the game is over, a malformed request) shows in the status line and rejects.
-async function call(tool, args) {
+// the server (the game is over, a malformed request) shows in the status line and rejects. Calls go one at a
+// time, in the order they were made: a second waits for the first's answer (the server answers only a few of a
+// participant's calls at once, and two moves must not overtake each other).
+let previousCall = Promise.resolve();
+
+function call(tool, args) {
+  const made = previousCall.then(() => callNow(tool, args));
+  previousCall = made.catch(() => {});
+  return made;
+}
+
+async function callNow(tool, args) {
   try {
     const answer = await post(`${API}/call`, { tool, args });
     show(tool, args, answer);
