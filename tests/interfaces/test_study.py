@@ -609,3 +609,55 @@ def test_a_participants_calls_beyond_two_at_once_are_refused_with_429(toy_study,
     assert sorted(statuses) == [200, 200, 429, 429, 429, 429]
     status, answer = person.call("probe", {"n": 3})  # once answered, calls go through again
     assert status == 200 and answer["ok"]
+
+
+def test_a_full_disk_leaves_no_half_file_and_refuses_new_games_with_a_clear_page(toy_study, tmp_path, monkeypatch):
+    # N4 of issue 46: a failed write left a 50 MB .tmp that the once-a-second retry wrote again; games kept starting
+    from discogym.core.running import storage
+
+    target = tmp_path / "x" / "episode.json"
+    real_fsync = storage.os.fsync
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(storage.os, "fsync", full)
+    with pytest.raises(OSError):
+        storage.atomic_write(target, "x" * 1000)
+    assert list(target.parent.iterdir()) == []  # the temporary half is gone
+    monkeypatch.setattr(storage.os, "fsync", real_fsync)
+    root, _study = toy_study
+    person = Participant(root)
+    person.enter("5f0c1aa1h1")
+    person.post(f"/p/{person.secret}/consent")
+    disk = study_app.shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(study_app.shutil, "disk_usage", lambda _: disk._replace(free=study_app.FREE_SPACE_FLOOR - 1))
+    status, page = person.post(f"/p/{person.secret}/start")
+    assert status == 409 and "cannot save new games just now" in page
+    monkeypatch.setattr(study_app.shutil, "disk_usage", lambda _: disk)
+    assert person.post(f"/p/{person.secret}/start")[0] == 200
+
+
+def test_episodes_kept_after_write_errors_take_turns_at_being_retried(tmp_path, monkeypatch):
+    # N4 of issue 46: retried in name order, the first kept episode refilled the disk before the others' turn
+    from discogym.core.running.session import ExternalEpisodes
+
+    register_suite(toy)
+    host = ExternalEpisodes(toy, tmp_path / "out", agent="human", split="dev")
+    tried: list[str] = []
+
+    def refuse(self: RunDir, episode: Any, runtime: Any) -> None:
+        tried.append(episode.key.task)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(RunDir, "write_episode", refuse)
+    for task in ("dev-00", "dev-01", "dev-02"):
+        session = host.session("p1", {})
+        session.start(task, "plain")
+        session.call("submit", {"n": 0})
+    firsts = []
+    for _ in range(3):
+        tried.clear()
+        assert len(host.retry_unsaved()) == 3
+        firsts.append(tried[0])
+    assert sorted(firsts) == ["dev-00", "dev-01", "dev-02"]  # each had a pass in which it went first

@@ -80,6 +80,7 @@ class ExternalEpisodes:
         self.tasks = {task.id: task for task in suite.tasks(self.split)}
         self._claims: dict[EpisodeKey, EpisodeClaim] = {}
         self._unsaved: dict[str, tuple[Episode, EpisodeRuntime]] = {}  # finished, not yet written (a write error)
+        self._retry_turn = 0  # passes of retry_unsaved: each starts one episode further along
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()  # one writer of the kept episodes at a time
         self._preview: list[ToolSpec] | None = None
@@ -170,10 +171,15 @@ class ExternalEpisodes:
             return name not in self._unsaved
 
     def retry_unsaved(self) -> list[str]:
-        """Write the episodes kept after a write error (in name order); return those still not written."""
+        """Write the episodes kept after a write error, each pass starting one further along the names (so no
+        episode is always tried first while the disk has room for one); return those still not written."""
         with self._write_lock:
             with self._lock:
                 waiting = sorted(self._unsaved.items())
+                self._retry_turn += 1
+            if waiting:
+                turn = self._retry_turn % len(waiting)
+                waiting = waiting[turn:] + waiting[:turn]
             for name, (episode, runtime) in waiting:
                 try:
                     self.run_dir.write_episode(episode, runtime)

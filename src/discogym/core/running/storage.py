@@ -122,16 +122,21 @@ def atomic_write(path: Path, content: str | bytes) -> None:
     """Write ``content`` to ``path`` so that readers see either the old file or the whole new one.
 
     The text goes to a temporary file in the same folder, is flushed to disk, then renamed over
-    ``path``; a process killed at any point leaves at most a stray temporary file behind.
+    ``path``; a process killed at any point leaves at most a stray temporary file behind. A write that fails (a
+    full disk) removes its temporary file, so retrying it does not fill the disk with halves.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}{TEMP_SUFFIX}")
     data = content.encode("utf-8") if isinstance(content, str) else content
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 class RunDir:

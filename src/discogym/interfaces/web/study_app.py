@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import gc
 import re
+import shutil
 import threading
 import time
 from collections import Counter
@@ -71,6 +72,7 @@ PLATFORM_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 CALL_PATH = re.compile(r"/api/p/([^/]+)/call")  # as the route's path matches it
 WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games and retries unsaved episodes
 FROZEN_GAMES = 100  # the heap is kept frozen until this many games ended ...
+FREE_SPACE_FLOOR = 128 * 1024 * 1024  # bytes free on the study's disk below which no new game starts
 CALLS_IN_FLIGHT = 2  # a participant's calls answered at once (the page sends one at a time)
 FROZEN_SECONDS = 600.0  # ... or for this long at most; then it is collected whole (see StudyGames.tend_collector)
 
@@ -129,6 +131,8 @@ class StudyGames:
         index = record.next_slot()
         if index is None:
             raise UserError("you have played every game of the study")
+        if shutil.disk_usage(self.study.folder).free < FREE_SPACE_FLOOR:  # its episode could not be saved
+            raise UserError("the server cannot save new games just now; please come back to this page later")
         slot = self.study.slots[index]
         options = {"mode": slot.pace} if slot.pace else {}
         session = self.host(slot).session(record.label, options)
