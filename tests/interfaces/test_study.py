@@ -613,28 +613,31 @@ def test_a_participants_calls_beyond_two_at_once_are_refused_with_429(toy_study,
 
 def test_a_full_disk_leaves_no_half_file_and_refuses_new_games_with_a_clear_page(toy_study, tmp_path, monkeypatch):
     # N4 of issue 46: a failed write left a 50 MB .tmp that the once-a-second retry wrote again; games kept starting
-    from discogym.core.running import storage
+    import os
+    import shutil
+
+    from discogym.core.running.storage import atomic_write
 
     target = tmp_path / "x" / "episode.json"
-    real_fsync = storage.os.fsync
+    real_fsync = os.fsync
 
     def full(fd: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(storage.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(OSError):
-        storage.atomic_write(target, "x" * 1000)
+        atomic_write(target, "x" * 1000)
     assert list(target.parent.iterdir()) == []  # the temporary half is gone
-    monkeypatch.setattr(storage.os, "fsync", real_fsync)
+    monkeypatch.setattr(os, "fsync", real_fsync)
     root, _study = toy_study
     person = Participant(root)
     person.enter("5f0c1aa1h1")
     person.post(f"/p/{person.secret}/consent")
-    disk = study_app.shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(study_app.shutil, "disk_usage", lambda _: disk._replace(free=study_app.FREE_SPACE_FLOOR - 1))
+    disk = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: disk._replace(free=study_app.FREE_SPACE_FLOOR - 1))
     status, page = person.post(f"/p/{person.secret}/start")
     assert status == 409 and "cannot save new games just now" in page
-    monkeypatch.setattr(study_app.shutil, "disk_usage", lambda _: disk)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: disk)
     assert person.post(f"/p/{person.secret}/start")[0] == 200
 
 
