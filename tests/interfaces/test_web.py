@@ -190,3 +190,29 @@ def test_a_run_named_with_url_characters_is_linked_encoded_and_opens(served, run
     assert f'href="/runs/we%23ird%3Fx/episodes/{stem}"' in page and 'href="/report/we%23ird%3Fx"' in page
     status, replay = served.get(f"/runs/we%23ird%3Fx/episodes/{stem}")
     assert status == 200 and f"/api/runs/we%23ird%3Fx/episodes/{stem}/views" in replay
+
+
+def test_games_left_idle_are_written_as_abandoned_and_forgotten(runs, monkeypatch):
+    # F8 of issue 46: 500 started games took the server from 88 to 350 MiB and never ended
+    import time
+
+    from discogym.interfaces.web import app as web_app
+
+    monkeypatch.setattr(web_app, "IDLE_GAME_MINUTES", 0.5 / 60)
+    monkeypatch.setattr(web_app, "TEND_SECONDS", 0.1)
+    with serving(runs) as served:
+        tokens = []
+        for participant in ("p1", "p2", "p3"):
+            _, _, url = served.post_form(
+                "/play", {"suite": "petri", "split": "pilot-v0", "task": "market-1", "participant": participant}
+            )
+            tokens.append(url.rsplit("/", 1)[1])
+        deadline = time.monotonic() + WAIT
+        while len(RunDir(runs / "web" / "petri").episode_paths()) < 3:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        episodes = list(RunDir(runs / "web" / "petri").iter_episodes())
+        assert sorted(e.key.agent_options["client"] for e in episodes) == ["p1", "p2", "p3"]
+        assert {e.outcome.termination for e in episodes} == {"abandoned"}
+        status, answer = served.post_json(f"/api/play/{tokens[0]}/call", {"tool": "experiment", "args": {}})
+        assert status == 404 and "left idle" in answer["error"]

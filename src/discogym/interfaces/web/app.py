@@ -10,9 +10,11 @@ A person's episode is recorded by the harness's own recorder (:mod:`discogym.cor
 ``human`` with the participant's id as its ``client`` option, scored and written under ``RUNS/web/SUITE``.
 """
 
+import asyncio
 import secrets
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from urllib.parse import quote
 
 import orjson
 from fastapi import FastAPI, Form, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -61,6 +64,10 @@ PLAY_MODES = ("frame-rate", "turns")
 MAX_ARGS_BYTES = 16 * 1024
 
 
+IDLE_GAME_MINUTES = 30.0  # a game nobody asked about for this long is written as abandoned and forgotten
+TEND_SECONDS = 5.0  # how often the idle games are looked for
+
+
 class CallRequest(BaseModel):
     """One tool call from the play page."""
 
@@ -92,6 +99,7 @@ class Game:
     written: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)  # one call or end at a time (Session is not
     # safe for concurrent use; a page's frame-rate calls and its End button may arrive together)
+    last_seen: float = field(default_factory=time.monotonic)  # the last request about it (page, call or end)
 
 
 class Games:
@@ -140,8 +148,22 @@ class Games:
     def get(self, token: str) -> Game:
         game = self._games.get(token)
         if game is None:
-            raise HTTPException(404, "no such game (it may have ended when the server restarted)")
+            raise HTTPException(404, "no such game (it ended when the server restarted, or was left idle)")
+        game.last_seen = time.monotonic()
         return game
+
+    def tend(self, idle_seconds: float) -> None:
+        """Write every game left idle for ``idle_seconds`` as ``abandoned`` (scored from its log) and forget it, as
+        every ended game idle as long: a server that people leave games on does not keep them all."""
+        now = time.monotonic()
+        with self._lock:
+            idle = [(token, game) for token, game in self._games.items() if now - game.last_seen > idle_seconds]
+        for token, game in idle:
+            with game.lock:
+                if not game.over:
+                    game.written, game.over = game.session.leave(), True
+            with self._lock:
+                self._games.pop(token, None)
 
 
 def plot_files(folder: Path, runs: Path) -> list[Path]:
@@ -247,9 +269,16 @@ def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1
     hosts = allowed_hosts(allowed, listen)
     games = Games(runs)
 
+    async def tend_games() -> None:
+        while True:
+            await asyncio.sleep(TEND_SECONDS)
+            await run_in_threadpool(games.tend, IDLE_GAME_MINUTES * 60)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        tending = asyncio.create_task(tend_games())
         yield
+        tending.cancel()
         app.state.unsaved = games.leave_all()
         say_unsaved(app.state.unsaved, runs / "web")
 
