@@ -107,8 +107,9 @@ def toy_study(tmp_path: Path) -> Iterator[tuple[str, Study]]:
 
 def hidden_digit(study: Study, number: int) -> int:
     """The digit of the participant's current toy task (the test plays it straight to the answer)."""
-    record = study.records[number]
-    slot = study.slots[record.assigned[len(record.played)]]
+    record = study.participant(number)
+    assert record is not None and record.running is not None
+    slot = study.slots[record.running.slot]
     return next(int(t.ground_truth["digit"]) for t in toy.tasks(slot.split) if t.id == slot.task)
 
 
@@ -143,9 +144,11 @@ def test_two_participants_play_their_games_and_get_the_completion_code(toy_study
     episodes = [e for suite in ("toy",) for e in RunDir(tmp_path / "study" / suite).iter_episodes()]
     assert len(episodes) == 4 and all(e.score.success for e in episodes)
     assert sorted(e.key.agent_options["client"] for e in episodes) == ["p00001", "p00001", "p00002", "p00002"]
-    records = [json.loads(p.read_text()) for p in sorted((tmp_path / "study" / "participants").glob("*.json"))]
-    assert [len(r["played"]) for r in records] == [2, 2]
-    assert all("secret" not in key or key == "secret_sha256" for r in records for key in r)  # only its hash
+    assert [len(r.played) for r in study.participants()] == [2, 2]
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "study").glob("study.sqlite3*"))
+    assert person.secret.encode() not in stored and person.secret.encode() not in b"".join(  # only its hash
+        p.read_bytes() for p in (tmp_path / "study").rglob("*") if p.is_file()
+    )
 
 
 def test_the_researchers_dashboard_shows_progress_completion_and_exclusions(toy_study, tmp_path):
@@ -220,13 +223,13 @@ def test_an_id_already_entered_cannot_be_taken_over(toy_study):
     first.enter("victim01")
     status, page = intruder.enter("victim01")
     assert status == 400 and "entered the study already" in page
-    assert len(study.records) == 1
+    assert len(study.participants()) == 1
 
 
 def test_participants_from_one_address_are_capped(tmp_path):
     with study_server(write_study(tmp_path, participants_per_address=2), tmp_path / "study") as (root, study):
         statuses = [Participant(root).enter(f"pid{i:04d}")[0] for i in range(4)]
-    assert statuses == [200, 200, 400, 400] and len(study.records) == 2
+    assert statuses == [200, 200, 400, 400] and len(study.participants()) == 2
 
 
 def test_an_ipv6_slash_64_is_one_address_and_the_cap_holds_across_a_restart(tmp_path):
@@ -253,8 +256,8 @@ def test_an_ipv6_slash_64_is_one_address_and_the_cap_holds_across_a_restart(tmp_
     restarted = Study(load_study_file(study_file), tmp_path / "study")
     assert not enter(restarted, "pid0005", "2001:db8:1:2::5")
     assert enter(restarted, "pid0006", "2001:db8:1:3::6") and not enter(restarted, "pid0007", "2001:db8:1:3::7")
-    records = [p.read_text() for p in (tmp_path / "study" / "participants").glob("*.json")]
-    assert records and not any("2001:db8" in text for text in records)  # no record holds an address
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "study").rglob("*") if p.is_file())
+    assert b"2001:db8" not in stored  # no record holds an address
 
 
 def test_assignments_are_balanced_and_follow_the_seed(tmp_path):
@@ -265,7 +268,7 @@ def test_assignments_are_balanced_and_follow_the_seed(tmp_path):
         for i in range(12):
             record, _ = study.enter({"id": f"person{i}"}, f"10.0.0.{i}")
             study.consent(record)
-        given.append([record.assigned for record in study.records.values()])
+        given.append([record.assigned for record in study.participants()])
     counts = [sum(slot in assigned for assigned in given[0]) for slot in range(8)]
     assert given[0] == given[1]  # the same seed and arrivals: the same games in the same order
     assert counts == [3] * 8  # 12 people x 2 games over 8 tasks: each task its quota of 3
@@ -411,7 +414,7 @@ def test_a_sigterm_with_slow_clients_writes_every_running_game_within_ten_second
             connection.close()
     episodes = list(RunDir(tmp_path / "study" / "toy").iter_episodes())
     assert took < 10 and len(episodes) == 5
-    assert all(e.outcome.termination == Termination.ABANDONED and len(e.events) == 1 for e in episodes)
+    assert all(e.outcome.termination == Termination.SERVER_STOPPED and len(e.events) == 1 for e in episodes)
 
 
 def test_the_study_file_and_folder_are_checked(tmp_path):
@@ -452,7 +455,7 @@ def test_a_game_at_the_frame_rate_is_held_to_its_pace_and_its_frame_times_writte
             status, answer = person.call("act", {"action": action})
         assert status == 200 and answer["over"] and answer["saved"] is True
         assert person.call("act", {"action": "noop"})[0] == 409
-        assert study.records[1].played[0].ending == "goal_reached"
+        assert study.participant(1).played[0].ending == "goal_reached"  # type: ignore[union-attr]
     assert took >= 8 / 8 - 0.01
     (path,) = RunDir(tmp_path / "paced" / "autumn").episode_paths()
     runtime = json.loads((tmp_path / "paced" / "autumn" / "runtime" / path.name).read_text())
@@ -518,7 +521,7 @@ def test_a_cookie_comes_from_ones_own_entry_and_a_shared_browser_enters_the_next
     secret_before = first.secret
     shared.enter("5f0c1aa1e2")  # the next person's link, in that browser
     assert shared.secret and shared.secret != secret_before
-    assert {r.platform_ids["PROLIFIC_PID"] for r in study.records.values()} >= {"5f0c1aa1e1", "5f0c1aa1e2"}
+    assert {r.platform_ids["PROLIFIC_PID"] for r in study.participants()} >= {"5f0c1aa1e1", "5f0c1aa1e2"}
     _, home = shared.open("/")
     assert shared.secret in shared.page_url  # the browser now keeps the second person's place
 
@@ -547,7 +550,7 @@ def test_a_start_racing_the_end_of_a_game_never_plays_its_task_again(toy_study, 
     monkeypatch.setattr(Study, "played", real_played)
     assert person.end()[0] == 200  # the game the racing start began
     tasks = [e.key.task for e in RunDir(tmp_path / "study" / "toy").iter_episodes()]
-    record = next(r for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "racer002")
+    record = next(r for r in study.participants() if r.platform_ids["PROLIFIC_PID"] == "racer002")
     assert len(tasks) == len(set(tasks)) == 2 and len(record.played) == 2
 
 
@@ -570,20 +573,21 @@ def test_ending_every_game_without_playing_gives_no_completion_code(tmp_path):
         hasty.post(f"/p/{hasty.secret}/consent")
         for _ in range(2):
             hasty.post(f"/p/{hasty.secret}/start")
-            number = next(r.number for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "5f0c1aa1f2")
+            number = next(r.number for r in study.participants() if r.platform_ids["PROLIFIC_PID"] == "5f0c1aa1f2")
             assert hasty.call("submit", {"n": hidden_digit(study, number)})[1]["over"]
         assert "DONE123" not in hasty.open(f"/p/{hasty.secret}")[1]
         player = Participant(root)
         player.enter("5f0c1aa1f3")
         player.post(f"/p/{player.secret}/consent")
-        number = next(r.number for r in study.records.values() if r.platform_ids["PROLIFIC_PID"] == "5f0c1aa1f3")
+        number = next(r.number for r in study.participants() if r.platform_ids["PROLIFIC_PID"] == "5f0c1aa1f3")
         for _ in range(2):
             player.post(f"/p/{player.secret}/start")
             time.sleep(0.25)
             assert player.call("submit", {"n": hidden_digit(study, number)})[1]["over"]
         _, page = player.open(f"/p/{player.secret}")
         assert "DONE123" in page and "NOPE9" not in page
-        assert sorted(r.completed for r in study.records.values()) == [False, False, True]
+        assert sorted(r.completed for r in study.participants()) == [False, False, True]
+        assert sorted(str(r.code) for r in study.participants()) == ["completion", "incomplete", "incomplete"]
 
 
 def test_a_participants_calls_beyond_two_at_once_are_refused_with_429(toy_study, monkeypatch):

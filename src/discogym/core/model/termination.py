@@ -50,6 +50,7 @@ class Termination(StrEnum):
     ENV_ERROR = "env_error"  # a bug of the environment (or of a scorer of its tools)
     AGENT_ERROR = "agent_error"  # a bug of the agent
     CONFIG_ERROR = "config_error"  # a setting of the run refused as the episode started (a task, an option)
+    SERVER_STOPPED = "server_stopped"  # the web server hosting a person's game stopped before the game's end
     # Left before the end.
     ABANDONED = "abandoned"  # a person or an outside client went away; the episode is scored as it stands
 
@@ -89,6 +90,7 @@ _KINDS: dict[Termination, EndingKind] = {
     Termination.ENV_ERROR: EndingKind.ERROR,
     Termination.AGENT_ERROR: EndingKind.ERROR,
     Termination.CONFIG_ERROR: EndingKind.ERROR,
+    Termination.SERVER_STOPPED: EndingKind.ERROR,
     Termination.ABANDONED: EndingKind.ABANDONED,
 }
 

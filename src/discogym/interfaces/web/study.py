@@ -8,19 +8,28 @@ links (Prolific's ``PROLIFIC_PID``, ``STUDY_ID`` and ``SESSION_ID``, or a plain 
 server's own, kept in a cookie and in the address of their pages; only its SHA-256 is written down.
 
 Tasks are assigned when a participant consents: the ones the fewest people have been given so far, ties broken by
-an order drawn from the study's seed and the participant's number, then shuffled the same way. Each participant
-plays each assigned task once. Records live in ``STUDY_DIR/participants/NUMBER.json`` (written whole or not at all),
-so a server restarted on the same folder knows everyone again.
+an order drawn from the study's seed and the participant's number, then shuffled the same way, and held for them
+for the study's ``hold_minutes``; a game they have not started by then goes back to the study. Each participant
+plays each assigned task at most once (a started game is an attempt, counted for good). Participants, assignments,
+attempts and the codes shown live in the study folder's SQLite database (``study.sqlite3``), each change one
+transaction, so a server restarted on the same folder knows everyone again, and one server at a time serves a
+study folder (:meth:`Study.claim`).
 """
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import ipaddress
+import json
 import re
 import secrets
+import sqlite3
 import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import IO, Literal, NamedTuple
 
 import numpy as np
 import yaml
@@ -30,7 +39,6 @@ from discogym.core import EndingKind, Termination, UserError, get_suite
 from discogym.core.running.storage import atomic_write
 
 ASCII_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-PARTICIPANTS_DIR = "participants"
 STUDY_FILE = "study.yaml"  # the study file, copied into the study folder
 ECHO_CHARS = 40  # values echoed back in a message are cut to this many characters
 PACES = ("frame-rate", "turns")
@@ -98,6 +106,9 @@ class StudyFile(BaseModel):
     # a game counts as completed when its test was answered (the task ended it, or a step or time limit) after at
     # least this many seconds of play; a game ended at once, or left, does not
     min_seconds_per_game: float = Field(default=0.0, ge=0, le=24 * 3600)
+    # how long a participant's unstarted games are held for them after they consent; then they go back to the
+    # study for others (default: tasks_per_participant * minutes_per_game + 30)
+    hold_minutes: float | None = Field(default=None, gt=0, le=7 * 24 * 60)
     consent: str = Field(min_length=1, max_length=20_000)
     instructions: str = Field(min_length=1, max_length=20_000)
     completion: Completion
@@ -166,30 +177,33 @@ def prepare_study_folder(study_file: Path, folder: Path) -> None:
     atomic_write(kept, text)
 
 
-class PlayedGame(BaseModel):
-    """One assigned game, played: its episode file and how it ended."""
+class Attempt(BaseModel):
+    """One assigned game a participant started: running until it ended, then its episode and how it ended."""
 
     slot: int  # index into the study's slots
-    episode: str
-    ending: str
-    seconds: float | None = None  # how long it was played (None in records written before it was kept)
-    completed: bool = True  # answered after the minimum time (records written before the rule count as completed)
+    game: str  # the game's opaque id (its calls' journal is ``journal/GAME.jsonl`` while it runs)
+    episode: str = ""  # the episode file's name, once written
+    ending: str | None = None  # None while the game runs
+    seconds: float | None = None  # how long it was played
+    completed: bool = False  # answered after the minimum time (Study.completes)
 
 
 class ParticipantRecord(BaseModel):
-    """What the study knows of one participant (``participants/NUMBER.json``)."""
+    """What the study knows of one participant, read from the study's database at one moment."""
 
     model_config = ConfigDict(extra="forbid")
 
     number: int
     platform_ids: dict[str, str]  # PROLIFIC_PID, STUDY_ID, SESSION_ID or id, as the entry link gave them
     secret_sha256: str
+    # the keyed hash of the address group they entered from (Study.address_key): meaningless without the study
+    # folder's key, so no record holds their address
+    address_key: str
     consented: bool = False
+    held: bool = False  # their unstarted games are still held for them (the hold ends hold_minutes after consent)
     assigned: list[int] = Field(default_factory=list)  # indexes into the study's slots, in playing order
-    # the keyed hash of the address group they entered from (Study.address_key): counted again after a restart,
-    # and meaningless without the study folder's key
-    address_key: str | None = None
-    played: list[PlayedGame] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)  # the games they started, in order
+    code: str | None = None  # the code they were shown: "completion" or "incomplete" (None before the end)
 
     @property
     def label(self) -> str:
@@ -197,17 +211,36 @@ class ParticipantRecord(BaseModel):
         return f"p{self.number:05d}"
 
     @property
+    def running(self) -> Attempt | None:
+        """The game they are playing, or None."""
+        return next((attempt for attempt in self.attempts if attempt.ending is None), None)
+
+    @property
+    def played(self) -> list[Attempt]:
+        """The games that ended."""
+        return [attempt for attempt in self.attempts if attempt.ending is not None]
+
+    @property
+    def expired(self) -> bool:
+        """Their hold ended before they started every game: the games left went back to the study."""
+        return self.consented and not self.held and len(self.attempts) < len(self.assigned)
+
+    @property
     def finished(self) -> bool:
-        return self.consented and len(self.played) == len(self.assigned)
+        """Nothing more to play: every game ended, or the hold of those not started ended."""
+        return self.consented and self.running is None and (len(self.played) == len(self.assigned) or not self.held)
 
     @property
     def completed(self) -> bool:
-        """Finished, every game completed: what earns the completion code."""
-        return self.finished and all(game.completed for game in self.played)
+        """Every assigned game ended and each was completed: what earns the completion code."""
+        played = self.played
+        return self.consented and len(played) == len(self.assigned) and all(game.completed for game in played)
 
     def next_slot(self) -> int | None:
-        """The next assigned game not played yet, or None."""
-        return self.assigned[len(self.played)] if self.consented and not self.finished else None
+        """The next assigned game not started yet, or None (none left, one running, or the hold over)."""
+        if not self.consented or not self.held or self.running is not None:
+            return None
+        return self.assigned[len(self.attempts)] if len(self.attempts) < len(self.assigned) else None
 
 
 def secret_digest(secret: str) -> str:
@@ -218,23 +251,117 @@ class StudyFull(UserError):
     """Every game has the people it needs; no one new is taken."""
 
 
-class Study:
-    """The study's participants and who plays what; safe to use from several threads."""
+class StudyUnavailable(Exception):
+    """The study's database cannot be changed just now (a full disk, or a lock held too long): answered 503."""
 
-    def __init__(self, study: StudyFile, folder: Path) -> None:
+
+DATABASE = "study.sqlite3"  # in the study folder
+SERVER_LOCK = "server.lock"  # in the study folder: held by the one server serving the study
+SCHEMA_VERSION = 1
+SCHEMA = (
+    # a number is never given twice (AUTOINCREMENT), even after its row is deleted
+    """CREATE TABLE participants (
+        number INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform_key TEXT NOT NULL UNIQUE,
+        platform_ids TEXT NOT NULL,
+        secret_sha256 TEXT NOT NULL UNIQUE,
+        address_key TEXT NOT NULL,
+        consented_at REAL,
+        hold_until REAL)""",
+    "CREATE INDEX participants_by_address ON participants (address_key)",
+    """CREATE TABLE assignments (
+        participant INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        slot INTEGER NOT NULL,
+        PRIMARY KEY (participant, position),
+        UNIQUE (participant, slot))""",
+    # one attempt per participant and game, counted for good from its start
+    """CREATE TABLE attempts (
+        participant INTEGER NOT NULL,
+        slot INTEGER NOT NULL,
+        game TEXT NOT NULL UNIQUE,
+        started_at REAL NOT NULL,
+        episode TEXT NOT NULL DEFAULT '',
+        ending TEXT,
+        seconds REAL,
+        completed INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (participant, slot))""",
+    """CREATE TABLE completions (
+        participant INTEGER PRIMARY KEY,
+        code TEXT NOT NULL CHECK (code IN ('completion', 'incomplete')),
+        at REAL NOT NULL)""",
+)
+
+
+def open_database(path: Path) -> sqlite3.Connection:
+    """The study's database at ``path``, made on first use; a UserError when it is damaged, or when the folder
+    holds the participant files of an earlier discogym instead."""
+    if not path.exists() and (path.parent / "participants").is_dir():
+        raise UserError(
+            f"{path.parent} holds a study run by an earlier discogym (participants/*.json): finish it with that "
+            "version, or give this study another --out"
+        )
+    try:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        db.execute("PRAGMA journal_mode=WAL")  # readers (the dashboard) never block the server
+        db.execute("PRAGMA synchronous=FULL")  # a change is on disk when its transaction ends
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise UserError(f"the study database {path} is damaged ({check}); restore it from a copy")
+        db.execute("BEGIN IMMEDIATE")
+        if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+            for statement in SCHEMA:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except sqlite3.DatabaseError as err:
+        raise UserError(f"the study database {path} cannot be used: {err}") from None
+    return db
+
+
+class Study:
+    """The study's participants, who plays what, and their games, in the study folder's SQLite database: every
+    change one transaction, so a crash never leaves half of one, and numbers and quotas stay right even when
+    another process (the researcher's dashboard) reads the database at the same time. Safe to use from several
+    threads. ``clock`` gives the time of holds and attempts (seconds since the epoch)."""
+
+    def __init__(self, study: StudyFile, folder: Path, clock: Callable[[], float] = time.time) -> None:
         self.file = study
         self.folder = folder
         self.slots = study_slots(study)
-        self.records: dict[int, ParticipantRecord] = {}
-        self._by_secret: dict[str, int] = {}
-        self._by_platform_id: dict[str, int] = {}
-        self._per_address: dict[str, int] = {}
+        self.clock = clock
         self._lock = threading.Lock()
+        self._numbers: dict[str, int] = {}  # secret digests found so far, and their participants' numbers
         self._address_secret = _address_secret(folder)
-        for record in self._read_records():
-            self._know(record)
-            if record.address_key is not None:
-                self._per_address[record.address_key] = self._per_address.get(record.address_key, 0) + 1
+        self._db = open_database(folder / DATABASE)
+        self._claim: IO[str] | None = None
+
+    def claim(self) -> None:
+        """Hold the study folder for this server while it runs: a second server on the same folder is refused
+        (its games would run where this one cannot see them). Released by :meth:`release`, or when the process
+        ends, however it ends."""
+        handle = (self.folder / SERVER_LOCK).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise UserError(
+                f"another discogym server is serving the study in {self.folder}: stop it first, or give this "
+                "one another --out"
+            ) from None
+        self._claim = handle
+
+    def release(self) -> None:
+        """Let another server serve the study folder (this one stopped)."""
+        if self._claim is not None:
+            self._claim.close()
+            self._claim = None
+
+    def close(self) -> None:
+        """Release the study folder and close the database."""
+        self.release()
+        with self._lock:
+            self._db.close()
 
     def address_key(self, address: str) -> str:
         """Which address group a participant came from (:func:`address_group`), as a hash keyed with the study
@@ -242,83 +369,155 @@ class Study:
         group = address_group(address).encode()
         return hmac.new(self._address_secret, group, hashlib.sha256).hexdigest()
 
+    @contextlib.contextmanager
+    def _change(self) -> Iterator[sqlite3.Connection]:
+        """One change of the study, all or nothing (a StudyUnavailable when the disk is full)."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.OperationalError as err:
+                with contextlib.suppress(sqlite3.OperationalError):
+                    self._db.execute("ROLLBACK")
+                raise StudyUnavailable(
+                    f"the server cannot save just now ({err}); please come back to this page in a few minutes"
+                ) from None
+
     # Records
 
-    def _read_records(self) -> list[ParticipantRecord]:
-        folder = self.folder / PARTICIPANTS_DIR
-        paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
-        records = []
-        for path in paths:
-            try:
-                records.append(ParticipantRecord.model_validate_json(path.read_bytes()))
-            except (OSError, ValidationError) as err:
-                raise UserError(f"{path} is not a participant record: {str(err).splitlines()[0]}") from None
-        return records
+    def _record(self, db: sqlite3.Connection, number: int) -> ParticipantRecord | None:
+        row = db.execute(
+            "SELECT platform_ids, secret_sha256, address_key, consented_at, hold_until FROM participants "
+            "WHERE number = ?",
+            (number,),
+        ).fetchone()
+        if row is None:
+            return None
+        ids, digest, address, consented_at, hold_until = row
+        assigned = db.execute("SELECT slot FROM assignments WHERE participant = ? ORDER BY position", (number,))
+        attempts = db.execute(
+            "SELECT slot, game, episode, ending, seconds, completed FROM attempts WHERE participant = ? ORDER BY rowid",
+            (number,),
+        )
+        code = db.execute("SELECT code FROM completions WHERE participant = ?", (number,)).fetchone()
+        return ParticipantRecord(
+            number=number,
+            platform_ids=json.loads(ids),
+            secret_sha256=digest,
+            address_key=address,
+            consented=consented_at is not None,
+            held=hold_until is not None and hold_until > self.clock(),
+            assigned=[slot for (slot,) in assigned],
+            attempts=[
+                Attempt(slot=slot, game=game, episode=episode, ending=ending, seconds=seconds, completed=bool(done))
+                for slot, game, episode, ending, seconds, done in attempts
+            ],
+            code=code[0] if code else None,
+        )
 
-    def _know(self, record: ParticipantRecord) -> None:
-        self.records[record.number] = record
-        self._by_secret[record.secret_sha256] = record.number
-        self._by_platform_id[platform_key(record.platform_ids)] = record.number
+    def participant(self, number: int) -> ParticipantRecord | None:
+        """The participant numbered ``number`` as the database holds them now, or None."""
+        with self._lock:
+            return self._record(self._db, number)
 
-    def save(self, record: ParticipantRecord) -> None:
-        """Write the participant's record (whole or not at all)."""
-        path = self.folder / PARTICIPANTS_DIR / f"{record.number:05d}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, record.model_dump_json(indent=1) + "\n")
+    def participants(self) -> list[ParticipantRecord]:
+        """Every participant, by number."""
+        with self._lock:
+            numbers = [n for (n,) in self._db.execute("SELECT number FROM participants ORDER BY number")]
+            return [record for n in numbers if (record := self._record(self._db, n)) is not None]
+
+    def number_of(self, secret: str) -> int | None:
+        """The number of the participant whose secret is ``secret``, or None."""
+        digest = secret_digest(secret)
+        number = self._numbers.get(digest)
+        if number is None:
+            with self._lock:
+                row = self._db.execute("SELECT number FROM participants WHERE secret_sha256 = ?", (digest,)).fetchone()
+            if row is None:
+                return None
+            number = self._numbers[digest] = row[0]
+        return number
+
+    def by_secret(self, secret: str) -> ParticipantRecord | None:
+        """The participant whose secret is ``secret``, or None."""
+        number = self.number_of(secret)
+        return None if number is None else self.participant(number)
 
     # Arrivals
 
     def enter(self, platform_ids: dict[str, str], address: str) -> tuple[ParticipantRecord, str]:
         """A new participant from an entry link: their record and their secret (known only to them). A platform id
         already entered is refused (the first person holds it; they come back through their own link), as is an
-        address that brought :attr:`StudyFile.participants_per_address` people already."""
+        address group that brought :attr:`StudyFile.participants_per_address` people already."""
         key = platform_key(platform_ids)
-        with self._lock:
-            if key in self._by_platform_id:
+        group = self.address_key(address)
+        secret = secrets.token_urlsafe(32)
+        with self._change() as db:
+            if db.execute("SELECT 1 FROM participants WHERE platform_key = ?", (key,)).fetchone():
                 raise UserError(
                     "this id has entered the study already: go on from the page you were given (its address, or "
                     "this browser, keeps your place)"
                 )
-            address = self.address_key(address)
-            if self._per_address.get(address, 0) >= self.file.participants_per_address:
+            (count,) = db.execute("SELECT COUNT(*) FROM participants WHERE address_key = ?", (group,)).fetchone()
+            if count >= self.file.participants_per_address:
                 raise UserError("too many participants came from this network address")
-            if not self._open_slots():
+            if not self._open_slots(db):
                 raise StudyFull("the study has all the participants it needs; thank you for your interest")
-            secret = secrets.token_urlsafe(32)
-            record = ParticipantRecord(
-                number=len(self.records) + 1,
-                platform_ids=dict(platform_ids),
-                secret_sha256=secret_digest(secret),
-                address_key=address,
-            )
-            self.save(record)
-            self._know(record)
-            self._per_address[address] = self._per_address.get(address, 0) + 1
+            number = db.execute(
+                "INSERT INTO participants (platform_key, platform_ids, secret_sha256, address_key) VALUES (?, ?, ?, ?)",
+                (key, json.dumps(platform_ids, sort_keys=True), secret_digest(secret), group),
+            ).lastrowid
+            record = self._record(db, number or 0)
+        assert record is not None
         return record, secret
-
-    def by_secret(self, secret: str) -> ParticipantRecord | None:
-        """The participant whose secret is ``secret``, or None."""
-        number = self._by_secret.get(secret_digest(secret))
-        return None if number is None else self.records[number]
 
     # Assignment
 
-    def _given(self) -> list[int]:
+    def _given(self, db: sqlite3.Connection) -> list[int]:
+        """How many people each game is given: those who started it, and those holding it unstarted."""
         counts = [0] * len(self.slots)
-        for record in self.records.values():
-            for slot in record.assigned:
-                counts[slot] += 1
+        started = db.execute("SELECT slot, COUNT(*) FROM attempts GROUP BY slot")
+        held = db.execute(
+            "SELECT a.slot, COUNT(*) FROM assignments a JOIN participants p ON p.number = a.participant "
+            "WHERE p.hold_until > ? AND NOT EXISTS "
+            "(SELECT 1 FROM attempts t WHERE t.participant = a.participant AND t.slot = a.slot) GROUP BY a.slot",
+            (self.clock(),),
+        )
+        for slot, count in [*started, *held]:
+            if 0 <= slot < len(counts):
+                counts[slot] += count
         return counts
 
-    def _open_slots(self) -> list[int]:
-        return [i for i, count in enumerate(self._given()) if count < self.file.people_per_task]
+    def given(self) -> list[int]:
+        """How many people each game of :attr:`slots` is given now (started, or held for them)."""
+        with self._lock:
+            return self._given(self._db)
+
+    def _open_slots(self, db: sqlite3.Connection) -> list[int]:
+        return [i for i, count in enumerate(self._given(db)) if count < self.file.people_per_task]
+
+    def hold_seconds(self) -> float:
+        """How long a participant's unstarted games are held for them after they consent."""
+        minutes = self.file.hold_minutes
+        if minutes is None:
+            minutes = self.file.tasks_per_participant * self.file.minutes_per_game + 30
+        return minutes * 60
 
     def consent(self, record: ParticipantRecord) -> None:
-        """The participant agreed: assign their games (balanced over the study, the order from the seed)."""
-        with self._lock:
-            if record.consented:
+        """The participant agreed: assign their games (balanced over the study, the order from the seed) and
+        hold them for :meth:`hold_seconds`."""
+        with self._change() as db:
+            current = self._record(db, record.number)
+            if current is None:
+                raise UserError("no such participant")
+            if current.consented:
                 return
-            counts = self._given()
+            counts = self._given(db)
             rng = np.random.default_rng([self.file.seed, record.number])
             tiebreak = rng.permutation(len(self.slots))
             open_slots = [i for i in range(len(self.slots)) if counts[i] < self.file.people_per_task]
@@ -326,27 +525,79 @@ class Study:
                 raise StudyFull("the study has all the participants it needs; thank you for your interest")
             ranked = sorted(open_slots, key=lambda i: (counts[i], int(tiebreak[i])))
             chosen = ranked[: self.file.tasks_per_participant]
-            record.assigned = [chosen[i] for i in rng.permutation(len(chosen))]
-            record.consented = True
-            self.save(record)
+            order = [chosen[i] for i in rng.permutation(len(chosen))]
+            db.executemany(
+                "INSERT INTO assignments (participant, position, slot) VALUES (?, ?, ?)",
+                [(record.number, position, slot) for position, slot in enumerate(order)],
+            )
+            now = self.clock()
+            db.execute(
+                "UPDATE participants SET consented_at = ?, hold_until = ? WHERE number = ?",
+                (now, now + self.hold_seconds(), record.number),
+            )
 
-    def played(self, record: ParticipantRecord, episode: str, ending: str, seconds: float = 0.0) -> None:
-        """The participant's current game ended after ``seconds`` of play: note its episode, its ending and whether
-        it counts as completed (:meth:`completes`), and move them on."""
-        with self._lock:
+    # Games
+
+    def begin(self, number: int, game: str) -> int:
+        """Start the participant's next assigned game as the attempt ``game`` (an opaque id); return its slot. A
+        UserError when they have none to start (all played, one running, or their hold ended)."""
+        with self._change() as db:
+            record = self._record(db, number)
+            if record is None:
+                raise UserError("no such participant")
             slot = record.next_slot()
             if slot is None:
-                return
-            done = self.completes(ending, seconds)
-            game = PlayedGame(slot=slot, episode=episode, ending=ending, seconds=round(seconds, 3), completed=done)
-            record.played.append(game)
-            self.save(record)
+                if record.running is not None:
+                    raise UserError("your game is still running: reload this page")
+                if record.expired:
+                    raise UserError("the time for your games ran out, and they went to other participants")
+                raise UserError("you have played every game of the study")
+            db.execute(
+                "INSERT INTO attempts (participant, slot, game, started_at) VALUES (?, ?, ?, ?)",
+                (number, slot, game, self.clock()),
+            )
+        return slot
+
+    def played(self, game: str, episode: str, ending: str, seconds: float) -> None:
+        """The attempt ``game`` ended after ``seconds`` of play: note its episode, its ending and whether it counts
+        as completed (:meth:`completes`)."""
+        with self._change() as db:
+            db.execute(
+                "UPDATE attempts SET episode = ?, ending = ?, seconds = ?, completed = ? "
+                "WHERE game = ? AND ending IS NULL",
+                (episode, ending, round(seconds, 3), int(self.completes(ending, seconds)), game),
+            )
+
+    def running(self) -> list[tuple[int, Attempt]]:
+        """Every attempt the database holds as running (after a crash: the games to restore), with its
+        participant's number."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT participant, slot, game FROM attempts WHERE ending IS NULL ORDER BY rowid"
+            ).fetchall()
+        return [(number, Attempt(slot=slot, game=game)) for number, slot, game in rows]
 
     def completes(self, ending: str, seconds: float) -> bool:
         """Whether a game that ended so counts as completed: its test answered (ended by the task, or by a step or
-        time limit, never by the person stopping or leaving) after :attr:`StudyFile.min_seconds_per_game`."""
+        time limit, never by the person stopping or leaving), or cut short by the server, after
+        :attr:`StudyFile.min_seconds_per_game` of play."""
         kind = Termination(ending).kind if ending in TERMINATIONS else None
-        return kind in (EndingKind.TASK, EndingKind.LIMIT) and seconds >= self.file.min_seconds_per_game
+        ours = ending == Termination.SERVER_STOPPED.value  # the participant is not to blame
+        return (kind in (EndingKind.TASK, EndingKind.LIMIT) or ours) and seconds >= self.file.min_seconds_per_game
+
+    def completion(self, record: ParticipantRecord) -> str | None:
+        """The code the finished participant is shown, "completion" or "incomplete", decided once and kept (the
+        dashboard shows it); None while they have games to play."""
+        if not record.finished:
+            return None
+        code = "completion" if record.completed else "incomplete"
+        with self._change() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO completions (participant, code, at) VALUES (?, ?, ?)",
+                (record.number, code, self.clock()),
+            )
+            (kept,) = db.execute("SELECT code FROM completions WHERE participant = ?", (record.number,)).fetchone()
+        return str(kept)
 
 
 TERMINATIONS = {t.value for t in Termination}
@@ -384,11 +635,13 @@ def platform_key(platform_ids: dict[str, str]) -> str:
 
 __all__ = [
     "PACES",
+    "Attempt",
     "ParticipantRecord",
     "Slot",
     "Study",
     "StudyFile",
     "StudyFull",
+    "StudyUnavailable",
     "ascii_id",
     "load_study_file",
     "platform_key",

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import gc
 import re
+import secrets
 import shutil
 import threading
 import time
@@ -55,12 +56,14 @@ from discogym.interfaces.web.app import (
 )
 from discogym.interfaces.web.browse import replay_steps_of
 from discogym.interfaces.web.guard import allowed_hosts, guard, replayed
+from discogym.interfaces.web.journal import JOURNAL_DIR, Journal, read_journal
 from discogym.interfaces.web.pace import FramePace
 from discogym.interfaces.web.study import (
     ParticipantRecord,
     Slot,
     Study,
     StudyFull,
+    StudyUnavailable,
     ascii_id,
     platform_key,
     shortened,
@@ -74,6 +77,8 @@ WATCH_SECONDS = 1.0  # how often the watcher looks for idle and overlong games a
 FROZEN_GAMES = 100  # the heap is kept frozen until this many games ended ...
 FREE_SPACE_FLOOR = 128 * 1024 * 1024  # bytes free on the study's disk below which no new game starts
 CALLS_IN_FLIGHT = 2  # a participant's calls answered at once (the page sends one at a time)
+PAGE_STEPS = 200  # a play page shows the game's last steps, this many at most
+MAX_GAME_ARGS_BYTES = 1024 * 1024  # what a game's calls may carry in all, as JSON (the suites' take a few KiB)
 FROZEN_SECONDS = 600.0  # ... or for this long at most; then it is collected whole (see StudyGames.tend_collector)
 
 
@@ -81,23 +86,29 @@ FROZEN_SECONDS = 600.0  # ... or for this long at most; then it is collected who
 class StudyGame:
     """A participant's game in progress."""
 
+    number: int  # the participant's
+    game_id: str  # the attempt's opaque id (the only name of the game outside the server and the researcher's files)
     session: Session
     slot: Slot
+    journal: Journal
     started: float  # time.monotonic() at the start
     last_seen: float  # time.monotonic() of the last call
     pace: FramePace | None = None  # for a game at a frame rate
+    args_bytes: int = 0  # what its calls' arguments took so far, as JSON
     lock: threading.Lock = field(default_factory=threading.Lock)
     frames: asyncio.Lock = field(default_factory=asyncio.Lock)  # a paced game's calls, in turn, each waiting its frame
 
 
 class StudyGames:
-    """Every participant's game in progress (at most one each) and the hosts that write them."""
+    """Every participant's game in progress (at most one each, by participant number) and the hosts that write
+    them."""
 
     def __init__(self, study: Study) -> None:
         self.study = study
         self._hosts: dict[tuple[str, str], ExternalEpisodes] = {}
         self._games: dict[int, StudyGame] = {}
-        self._starting: dict[int, threading.Lock] = {}  # held while a participant's game starts
+        self._starting: dict[int, threading.Lock] = {}  # held while a participant's game starts or is booked
+        self._kept_journals: list[tuple[StudyGame, Journal]] = []  # of ended games whose episode is not written yet
         self._lock = threading.Lock()
         self._ended_frozen = 0  # games that ended since the heap was last collected whole
         self._collected = time.monotonic()  # when that was
@@ -111,64 +122,89 @@ class StudyGames:
                 self._hosts[key] = ExternalEpisodes(get_suite(slot.suite), out, agent=HUMAN, split=slot.split)
             return self._hosts[key]
 
-    def game(self, record: ParticipantRecord) -> StudyGame | None:
+    def game(self, number: int) -> StudyGame | None:
         with self._lock:
-            return self._games.get(record.number)
+            return self._games.get(number)
+
+    def _starting_lock(self, number: int) -> threading.Lock:
+        with self._lock:
+            return self._starting.setdefault(number, threading.Lock())
 
     def start(self, record: ParticipantRecord) -> StudyGame:
         """The participant's next assigned game, started (or the one already running: two "start" requests at
         once start one game)."""
-        with self._lock:
-            starting = self._starting.setdefault(record.number, threading.Lock())
-        with starting:
-            return self._start(record)
+        with self._starting_lock(record.number):
+            running = self.game(record.number)
+            if running is not None:
+                return running
+            if shutil.disk_usage(self.study.folder).free < FREE_SPACE_FLOOR:  # its episode could not be saved
+                raise UserError("the server cannot save new games just now; please come back to this page later")
+            game_id = secrets.token_urlsafe(12)
+            slot = self.study.slots[self.study.begin(record.number, game_id)]  # the attempt counts from here
+            return self._open(record.number, game_id, slot, calls=[])
 
-    def _start(self, record: ParticipantRecord) -> StudyGame:
-        with self._lock:
-            running = self._games.get(record.number)
-        if running is not None:
-            return running
-        index = record.next_slot()
-        if index is None:
-            raise UserError("you have played every game of the study")
-        if shutil.disk_usage(self.study.folder).free < FREE_SPACE_FLOOR:  # its episode could not be saved
-            raise UserError("the server cannot save new games just now; please come back to this page later")
-        slot = self.study.slots[index]
+    def _open(self, number: int, game_id: str, slot: Slot, calls: list[tuple[str, dict[str, Any]]]) -> StudyGame:
+        """Start the game's session, play ``calls`` into it again (a game restored after a crash) and journal
+        what follows."""
         options = {"mode": slot.pace} if slot.pace else {}
-        session = self.host(slot).session(record.label, options)
+        session = self.host(slot).session(f"p{number:05d}", options)
         session.keep_views = True
-        session.start(slot.task, slot.condition)
+        header = {"game": game_id, "participant": number, "suite": slot.suite, "split": slot.split, "task": slot.task}
+        journal = Journal(self.study.folder / JOURNAL_DIR / f"{game_id}.jsonl", header)
         now = time.monotonic()
-        game = StudyGame(session, slot, started=now, last_seen=now)
+        game = StudyGame(number, game_id, session, slot, journal, started=now, last_seen=now)
+        game.args_bytes = sum(len(orjson.dumps(args)) for _, args in calls)
+        try:
+            session.start(slot.task, slot.condition)
+            for tool, args in calls:
+                if session.playing:
+                    session.call(tool, args)
+        except ClientMistake:  # the environment failed (its episode is written as an error), or could not be written
+            self._book(game)
+            raise
         if slot.pace == "frame-rate":
             game.pace = FramePace.of_view(session.last_view)
         with self._lock:
-            self._games[record.number] = game
+            self._games[number] = game
+        if not session.playing:  # a restored game whose last call ended it
+            self._finish(game)
         return game
 
-    def call(self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
+    def restore(self) -> None:
+        """Go on with the games that were running when the server was killed: each is played again from its
+        journal, its attempt still counted, for its participant to take up (or, left idle, written as abandoned
+        with every call it had)."""
+        for number, attempt in self.study.running():
+            calls = read_journal(self.study.folder / JOURNAL_DIR / f"{attempt.game}.jsonl")[1]
+            with contextlib.suppress(ClientMistake, UserError):
+                self._open(number, attempt.game, self.study.slots[attempt.slot], calls)
+
+    def call(self, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
         """One call in the participant's game; a frame comes no sooner than the frame rate allows."""
         refuse_internal(tool)
         with game.lock:
-            return self._call_locked(record, game, tool, args)
+            return self._call_locked(game, tool, args)
 
-    def _call_locked(self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
+    def _call_locked(self, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
         if not game.session.playing:
             raise UserError("the game is over")
+        size = len(orjson.dumps(args))
+        if game.args_bytes + size > MAX_GAME_ARGS_BYTES:
+            raise UserError(f"this game's calls carried {MAX_GAME_ARGS_BYTES:,} bytes already: end the game")
+        game.args_bytes += size
         if game.pace is not None:
             game.pace.wait()
             game.session.frame_intervals_s = game.pace.intervals
         try:
             result = game.session.call(tool, args)
+            game.journal.record(tool, args)
         finally:
             game.last_seen = time.monotonic()
             if not game.session.playing:
-                self._finish(record, game)
+                self._finish(game)
         return result
 
-    async def call_paced(
-        self, record: ParticipantRecord, game: StudyGame, tool: str, args: dict[str, Any]
-    ) -> ToolResult:
+    async def call_paced(self, game: StudyGame, tool: str, args: dict[str, Any]) -> ToolResult:
         """One call in a game at a frame rate, from the event loop: the calls wait for their frames one at a time
         without holding a thread. A frame of a world being explored runs on the loop: it is small (half a
         millisecond on average), never ends the game, and a worker thread would cost more than the frame itself.
@@ -181,12 +217,12 @@ class StudyGames:
             await game.pace.held()
             if exploring(game.session.last_view) and game.lock.acquire(blocking=False):
                 try:
-                    return self._call_locked(record, game, tool, args)
+                    return self._call_locked(game, tool, args)
                 finally:
                     game.lock.release()
-            return await run_in_threadpool(self.call, record, game, tool, args)
+            return await run_in_threadpool(self.call, game, tool, args)
 
-    def end(self, record: ParticipantRecord, game: StudyGame, termination: Termination, message: str) -> None:
+    def end(self, game: StudyGame, termination: Termination, message: str) -> None:
         """End the game (the person's wish, or a limit of the study) and write it; nothing if it is over."""
         with game.lock:
             if game.session.playing:
@@ -195,42 +231,59 @@ class StudyGames:
                 else:
                     with contextlib.suppress(ClientMistake):
                         game.session.end(message, termination)
-            self._finish(record, game)
+            self._finish(game)
 
-    def _finish(self, record: ParticipantRecord, game: StudyGame) -> None:
-        """The game ended: note it in the participant's record and free it (its episode is written, or kept
-        until it can be)."""
-        with self._lock:
-            starting = self._starting.setdefault(record.number, threading.Lock())
-        with starting:  # a "start" waits until this game is booked: it never starts the same task again
-            with self._lock:
-                if self._games.get(record.number) is not game:
+    def _finish(self, game: StudyGame) -> None:
+        """The game ended: book its attempt and free it (its episode is written, or kept until it can be)."""
+        with self._starting_lock(game.number):  # a "start" waits until this game is booked: it never starts the
+            with self._lock:  # same task again
+                if self._games.get(game.number) is not game:
                     return
-                del self._games[record.number]
+                del self._games[game.number]
                 self._ended_frozen += 1
-            ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
-            self.study.played(record, game.session.written or "", ending, time.monotonic() - game.started)
+            self._book(game)
+
+    def _book(self, game: StudyGame) -> None:
+        ending = game.session.last_ending.value if game.session.last_ending is not None else "abandoned"
+        self.study.played(game.game_id, game.session.written or "", ending, time.monotonic() - game.started)
+        if self.saved(game):
+            game.journal.close()
+        else:  # kept, with its calls, until the episode is written
+            game.journal.close(keep=True)
+            with self._lock:
+                self._kept_journals.append((game, game.journal))
 
     def saved(self, game: StudyGame) -> bool:
         written = game.session.written
         return written is not None and self.host(game.slot).saved(written)
 
     def watch(self) -> None:
-        """Write idle games as abandoned and overlong ones as ``game_time_limit``; retry unsaved episodes."""
+        """Write idle games as abandoned and overlong ones as ``game_time_limit``; retry unsaved episodes; sync
+        the journals."""
         now = time.monotonic()
         idle = self.study.file.idle_minutes * 60
         longest = self.study.file.minutes_per_game * 60
         with self._lock:
-            running = list(self._games.items())
+            running = list(self._games.values())
             hosts = list(self._hosts.values())
-        for number, game in running:
-            record = self.study.records[number]
+        for game in running:
             if now - game.started > longest:
-                self.end(record, game, Termination.GAME_TIME_LIMIT, "the study's time for a game ran out")
+                self.end(game, Termination.GAME_TIME_LIMIT, "the study's time for a game ran out")
             elif now - game.last_seen > idle:
-                self.end(record, game, Termination.ABANDONED, "idle")
+                self.end(game, Termination.ABANDONED, "idle")
+            else:
+                with game.lock:
+                    game.journal.sync()
         for host in hosts:
             host.retry_unsaved()
+        with self._lock:
+            kept, self._kept_journals = self._kept_journals, []
+        for game, journal in kept:
+            if self.saved(game):
+                journal.path.unlink(missing_ok=True)
+            else:
+                with self._lock:
+                    self._kept_journals.append((game, journal))
 
     def tend_collector(self) -> None:
         """Keep the cyclic garbage collector's full passes away from games at a frame rate. A full pass walks every
@@ -252,13 +305,13 @@ class StudyGames:
             gc.collect()
 
     def leave_all(self) -> list[str]:
-        """The server is stopping: write every game still running as abandoned; return the episodes that could
-        not be written even then."""
+        """The server is stopping: write every game still running as ``server_stopped`` (not the participant's
+        doing); return the episodes that could not be written even then."""
         with self._lock:
-            running = list(self._games.items())
+            running = list(self._games.values())
             hosts = list(self._hosts.values())
-        for number, game in running:
-            self.end(self.study.records[number], game, Termination.ABANDONED, "the server stopped")
+        for game in running:
+            self.end(game, Termination.SERVER_STOPPED, "the server stopped")
         return [name for host in hosts for name in host.retry_unsaved()]
 
 
@@ -298,27 +351,27 @@ def json_response(content: dict[str, Any]) -> Response:
     return Response(body, media_type="application/json")
 
 
-async def answer_call(games: StudyGames, record: ParticipantRecord, game: StudyGame, call: CallRequest) -> Response:
+async def answer_call(games: StudyGames, game: StudyGame, call: CallRequest) -> Response:
     """The answer to one call in the participant's game (409 when it is refused, as every refusal; 429 beyond
     :data:`CALLS_IN_FLIGHT` calls of one participant at once, which would hold the server's connections)."""
-    if games.in_flight[record.number] >= CALLS_IN_FLIGHT:
+    if games.in_flight[game.number] >= CALLS_IN_FLIGHT:
         message = f"at most {CALLS_IN_FLIGHT} calls at once: wait for an answer before the next call"
         return JSONResponse({"error": message}, status_code=429)
-    games.in_flight[record.number] += 1
+    games.in_flight[game.number] += 1
     try:
-        return await _answer_call(games, record, game, call)
+        return await _answer_call(games, game, call)
     finally:
-        games.in_flight[record.number] -= 1
-        if not games.in_flight[record.number]:
-            del games.in_flight[record.number]
+        games.in_flight[game.number] -= 1
+        if not games.in_flight[game.number]:
+            del games.in_flight[game.number]
 
 
-async def _answer_call(games: StudyGames, record: ParticipantRecord, game: StudyGame, call: CallRequest) -> Response:
+async def _answer_call(games: StudyGames, game: StudyGame, call: CallRequest) -> Response:
     try:
         if game.pace is not None:
-            result = await games.call_paced(record, game, call.tool, call.args)
+            result = await games.call_paced(game, call.tool, call.args)
         else:
-            result = await run_in_threadpool(games.call, record, game, call.tool, call.args)
+            result = await run_in_threadpool(games.call, game, call.tool, call.args)
     except (UserError, ClientMistake) as err:
         return JSONResponse({"error": str(err)}, status_code=409)
     over = not game.session.playing
@@ -337,9 +390,9 @@ class FrameCalls:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = CALL_PATH.fullmatch(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
-        record = self.games.study.by_secret(match[1]) if match is not None else None
-        game = self.games.game(record) if record is not None else None
-        if record is None or game is None or game.pace is None or not json_content(scope):
+        number = self.games.study.number_of(match[1]) if match is not None else None
+        game = self.games.game(number) if number is not None else None
+        if game is None or game.pace is None or not json_content(scope):
             await self.app(scope, receive, send)
             return
         message = await receive()  # the whole body: BodyLimit read it
@@ -348,7 +401,7 @@ class FrameCalls:
         except (orjson.JSONDecodeError, ValidationError):  # the app says what is wrong with it
             await self.app(scope, replayed(message, receive), send)
             return
-        response = await answer_call(self.games, record, game, call)
+        response = await answer_call(self.games, game, call)
         await response(scope, receive, send)
 
 
@@ -371,6 +424,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        games.restore()
         thread = threading.Thread(target=watcher, name="study-watcher", daemon=True)
         thread.start()
         yield
@@ -379,6 +433,9 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         app.state.unsaved = games.leave_all()
         say_unsaved(app.state.unsaved, study.folder)
         gc.unfreeze()
+        study.release()
+
+    study.claim()  # one server per study folder
 
     app = FastAPI(
         title="discogym study", version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
@@ -405,6 +462,12 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         return response
 
     handle_refusals(app, page)
+
+    @app.exception_handler(StudyUnavailable)
+    async def unavailable(request: Request, err: StudyUnavailable) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(err)}, status_code=503)
+        return page(request, "error.html", status=503, message=str(err))
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
@@ -433,15 +496,16 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
     def participant_page(request: Request, secret: str) -> Response:
         record = participant(secret)
         response: Response
-        game = games.game(record)
+        game = games.game(record.number)
         if not record.consented:
             response = page(request, "study_consent.html", study=study.file, secret=secret)
         elif game is not None:
             response = play_page(request, secret, record, game)
         elif record.finished:
-            response = page(request, "study_done.html", study=study.file, record=record)
+            code = study.completion(record)
+            response = page(request, "study_done.html", study=study.file, record=record, code=code)
         else:
-            number = len(record.played) + 1
+            number = len(record.attempts) + 1
             response = page(
                 request, "study_next.html", study=study.file, secret=secret, number=number, of=len(record.assigned)
             )
@@ -467,7 +531,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
                 "next": f"/p/{secret}",
                 "tools": [spec.model_dump() for spec in session.tools()],
                 "images": [f"data:{i.media_type};base64,{i.data_base64}" for i in session.brief_images()],
-                "history": replay_steps_of(recorder.events) if recorder is not None else [],
+                "history": replay_steps_of(recorder.events[-PAGE_STEPS:]) if recorder is not None else [],
                 "view": session.last_view,
                 "study": study.file,
             }
@@ -492,22 +556,20 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
             raise HTTPException(409, str(err)) from None
         return RedirectResponse(f"/p/{secret}", status_code=303)
 
-    def running(secret: str) -> tuple[ParticipantRecord, StudyGame]:
-        record = participant(secret)
-        game = games.game(record)
+    def running(secret: str) -> StudyGame:
+        game = games.game(participant(secret).number)
         if game is None:
             raise HTTPException(409, "no game is running: the game is over")
-        return record, game
+        return game
 
     @app.post("/api/p/{secret}/call")
     async def call(secret: str, request_body: CallRequest) -> Response:
-        record, game = running(secret)
-        return await answer_call(games, record, game, request_body)
+        return await answer_call(games, running(secret), request_body)
 
     @app.post("/api/p/{secret}/end")
     def end(secret: str) -> dict[str, Any]:
-        record, game = running(secret)
-        games.end(record, game, Termination.AGENT_STOPPED, "the person ended the game")
+        game = running(secret)
+        games.end(game, Termination.AGENT_STOPPED, "the person ended the game")
         return {"over": True, "written": None, "saved": games.saved(game)}
 
     @app.get("/api/p/{secret}/saved")
