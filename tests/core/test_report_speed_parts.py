@@ -1,54 +1,11 @@
-"""The pieces that make a report of many episodes fast: the paused collector, sums of usage made as one object,
-version stamps taken from the episodes already read, and the redstone t interval without scipy.stats."""
-
-import gc
-import threading
+"""The pieces that make a report of many episodes fast: sums of usage made as one object, version stamps taken
+from the episodes already read, and the redstone t interval without scipy.stats (the paused collector: test_process)."""
 
 import pytest
 from scipy import stats
 
 from discogym.core.model.agent import Usage
-from discogym.core.running.storage import collector_paused
 from discogym.suites.redstone.report import _t_interval
-
-
-def test_the_collector_is_paused_inside_and_runs_again_after_the_last_pause():
-    assert gc.isenabled()
-    with collector_paused():
-        assert not gc.isenabled()
-        with collector_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # the outer pause still holds
-    assert gc.isenabled()
-
-
-def test_pauses_in_two_threads_end_with_the_last_one():
-    entered, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with collector_paused():
-            entered.set()
-            release.wait(10)
-
-    other = threading.Thread(target=hold)
-    other.start()
-    entered.wait(10)
-    with collector_paused():
-        pass
-    assert not gc.isenabled()  # the other thread's pause is still on
-    release.set()
-    other.join(10)
-    assert gc.isenabled()
-
-
-def test_a_collector_turned_off_before_stays_off():
-    gc.disable()
-    try:
-        with collector_paused():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
 
 
 def test_a_total_of_usages_adds_every_field_and_skips_nothing_but_none():

@@ -2,18 +2,13 @@
 caching, reasoning in each provider's form, thinking blocks across tool turns, more providers, and a reply that
 spends its whole output budget on reasoning."""
 
-import asyncio
 import importlib.util
-import threading
-import time
 from typing import Any
 
 import pytest
 
 from discogym.core import AgentOptions, Termination, UserError
-from discogym.core.running.executors import raise_in_thread
 from discogym.llm.agent import make_llm_agent
-from discogym.llm.engine import WAKE_SECONDS, run_on_engine
 from discogym.llm.models import BUILTIN_PRICES
 from tests.llm.conftest import episodes, llm_options, run_llm
 from tests.llm.fake_endpoint import Exhausted, FakeEndpoint, Request
@@ -149,34 +144,6 @@ def test_a_reply_that_spends_its_budget_on_reasoning_twice_is_a_no_answer_that_s
     assert [r.body["max_tokens"] for r in messages_requests(fake)] == [300, 600]
     final = episode.outcome.final_usage
     assert final is not None and final.output_tokens == 900 and episode.outcome.final_reasoning
-
-
-def test_an_episode_stopped_while_it_waits_on_the_model_cancels_its_request():
-    started, cancelled = threading.Event(), threading.Event()
-
-    async def slow_reply() -> None:
-        started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
-    stopped: list[type[BaseException]] = []
-
-    def episode() -> None:
-        try:
-            run_on_engine(slow_reply())
-        except BaseException as err:
-            stopped.append(type(err))
-
-    thread = threading.Thread(target=episode, daemon=True)
-    thread.start()
-    assert started.wait(5) and thread.ident is not None
-    time.sleep(2 * WAKE_SECONDS)  # the request may start before the thread holds its future: let it wait on it
-    raise_in_thread(thread.ident, KeyboardInterrupt)  # how a stopping run ends its episodes' threads
-    thread.join(5)
-    assert not thread.is_alive() and stopped == [KeyboardInterrupt] and cancelled.wait(5)
 
 
 def test_a_provider_whose_sdk_is_missing_is_a_plain_user_error(fake, monkeypatch):

@@ -941,7 +941,7 @@ def report(
     as_json: JsonOption = False,
 ) -> None:
     """Aggregate a run's episodes, or every run's in a folder, into tables (markdown on stdout) and plots (PNG)."""
-    from discogym.core.running.storage import collector_paused
+    from discogym.core.running.process import collector_paused
 
     with user_errors(), tempfile.TemporaryDirectory() as scratch:
         log = run_dir if run_dir.suffix == ".eval" and run_dir.is_file() else None
@@ -963,7 +963,7 @@ def cite(
     and their digests, agents and models (scaffold, context policy, model facts), repeats, dates, tokens and
     cost, and the papers the suites implement."""
     from discogym.core.reporting.run_report import build_report
-    from discogym.core.running.storage import collector_paused
+    from discogym.core.running.process import collector_paused
 
     with user_errors(), collector_paused():
         cited = build_report(run_dir).citation()

@@ -5,20 +5,17 @@ settings in each provider's form, thinking blocks carried across tool turns, usa
 reads and reasoning tokens apart, and retries with backoff. discogym keeps its own loop, budgets, key
 redaction, episode log and the rule that a fault of the endpoint is never counted against the model.
 
-Inspect is asynchronous and discogym's episode driver is not: every model of a process lives on one event
-loop in a background thread, and an agent's thread waits for its reply there. Episodes played in several
-threads at once (``--concurrency``) share the loop, the SDK clients and their connections.
+Inspect is asynchronous and discogym's episode driver is not: every model of a process lives on the process's one
+event loop in a background thread, and an agent's thread waits for its reply there. Episodes played in several
+threads at once (``--concurrency``) share the loop, the SDK clients and their connections (the loop and the models
+kept for the process: :mod:`discogym.core.running.process`).
 """
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import math
 import os
-import threading
-from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import jsonref
 import tenacity
@@ -40,10 +37,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo, ToolParams
 from pydantic import BaseModel
 
 from discogym.core import InfrastructureError, ToolImage, ToolSpec, Usage
+from discogym.core.running.process import run_on_event_loop, shared
 from discogym.llm.models import ModelSpec
 from discogym.llm.redaction import Redactor
-
-T = TypeVar("T")
 
 # Requests in flight per model and process: high, since --concurrency and --workers already bound how many
 # episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
@@ -54,7 +50,6 @@ REFUSALS = {
     "model_length": "the conversation no longer fits the model's context window",
     "content_filter": "the provider's content filter refused the request",
 }
-WAKE_SECONDS = 0.25
 # Providers whose SDK client retries on its own unless told not to (the OpenAI and Anthropic SDKs and those
 # built on them, as far as checked); Inspect's retries are the only ones wanted.
 SDK_RETRYING_PROVIDERS = frozenset({"openai", "anthropic", "openai-compatible", "openrouter"})
@@ -112,40 +107,6 @@ class Completion:
         return self.stop_reason == "max_tokens" and not self.tool_calls and not self.text.strip()
 
 
-# One event loop per process runs every model request.
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_lock = threading.Lock()
-_models: dict[tuple[str, str | None, str, float | None], Model] = {}
-
-
-def _engine_loop() -> asyncio.AbstractEventLoop:
-    global _loop
-    with _loop_lock:
-        if _loop is None:
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="discogym-models", daemon=True).start()
-            _loop = loop
-        return _loop
-
-
-def run_on_engine(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` on the engine's event loop and wait for its result in this thread.
-
-    The wait wakes every :data:`WAKE_SECONDS`, so an exception raised into this thread (a run that stops its
-    episodes) is met within that time; the request is then cancelled rather than left waiting on the model.
-    """
-    future: concurrent.futures.Future[T] | None = None
-    try:
-        future = asyncio.run_coroutine_threadsafe(coroutine, _engine_loop())
-        while not future.done():
-            concurrent.futures.wait([future], timeout=WAKE_SECONDS)
-    except BaseException:
-        if future is not None:
-            future.cancel()
-        raise
-    return future.result()
-
-
 def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None) -> Model:
     """The Inspect model for ``spec``, one per model, endpoint, key and backoff in a process (so its SDK client
     and connections are shared by the episodes).
@@ -153,22 +114,19 @@ def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None)
     Inspect retries; the SDK under it is told not to (where it would), so ``retries`` means what it says.
     ``backoff_s`` replaces Inspect's first wait between retries (3 s, doubling, with as much jitter).
     """
-    key = (spec.inspect_name, spec.base_url, api_key, backoff_s)
-    with _loop_lock:
-        model = _models.get(key)
-    if model is not None:
-        return model
     model_args: dict[str, Any] = {"max_retries": 0} if spec.provider in SDK_RETRYING_PROVIDERS else {}
 
-    async def make() -> Model:
+    async def made_on_loop() -> Model:  # its SDK client belongs to the loop it is made on
         return get_model(spec.inspect_name, base_url=spec.base_url, api_key=api_key, memoize=False, **model_args)
 
-    model = run_on_engine(make())
-    if backoff_s is not None:
-        wait = tenacity.wait_exponential_jitter(initial=backoff_s, max=30 * 60, jitter=backoff_s)
-        model.api.retry_wait = lambda: wait  # type: ignore[method-assign]  # ModelAPI's hook for its wait
-    with _loop_lock:
-        return _models.setdefault(key, model)
+    def make() -> Model:
+        model = run_on_event_loop(made_on_loop())
+        if backoff_s is not None:
+            wait = tenacity.wait_exponential_jitter(initial=backoff_s, max=30 * 60, jitter=backoff_s)
+            model.api.retry_wait = lambda: wait  # type: ignore[method-assign]  # ModelAPI's hook for its wait
+        return model
+
+    return shared(("inspect-model", spec.inspect_name, spec.base_url, api_key, backoff_s), make)
 
 
 def inspect_schema(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -260,7 +218,7 @@ class ModelEngine:
         config = self.options.generate_config(max_tokens)
         try:
             choice: ToolChoice | None = "none" if text_only and tools else None
-            output = run_on_engine(self.model.generate(messages, tools=tools, tool_choice=choice, config=config))
+            output = run_on_event_loop(self.model.generate(messages, tools=tools, tool_choice=choice, config=config))
         except Exception as raised:
             err = _cause(raised)
             status = getattr(err, "status_code", None) or getattr(err, "code", None)

@@ -43,8 +43,9 @@ from discogym.core.reporting.report_tables import (
 from discogym.core.reporting.score_cache import ScoreCache
 from discogym.core.running.crosscheck import made_as_planned, mismatch_warning, score_warning
 from discogym.core.running.planning import plan_episode
+from discogym.core.running.process import collector_paused
 from discogym.core.running.run_file import RunRecord, read_run_file
-from discogym.core.running.storage import RUN_FILE, RunDir, StoredEpisode, collector_paused
+from discogym.core.running.storage import RUN_FILE, RunDir, StoredEpisode
 from discogym.core.running.versions import SHORT_DIGEST, mixed_versions, stamp_of
 from discogym.core.terminal.console import plural
 

@@ -14,7 +14,6 @@ semaphore objects to clean up at shutdown". Pipes need no such cleanup, so a kil
 """
 
 import contextlib
-import ctypes
 import functools
 import itertools
 import multiprocessing
@@ -42,6 +41,7 @@ from discogym.core.model.suite import Suite
 from discogym.core.running.agent_lookup import make_agent
 from discogym.core.running.crosscheck import made_as_planned
 from discogym.core.running.episode_loop import PlannedEpisode, play_episode
+from discogym.core.running.process import raise_in_thread
 from discogym.core.running.storage import RunDir, UnwritableRun
 
 WORKER_DIED = "a worker process died"
@@ -166,12 +166,6 @@ ThreadOutcome = tuple[EpisodeSummary | None, BaseException | None]
 class _EpisodeAbandoned(BaseException):
     """Raised into an episode's thread when its run stops, so the episode closes its environment and ends
     unwritten (a BaseException: no agent or environment code catches it as an error of its own)."""
-
-
-def raise_in_thread(ident: int, exception: type[BaseException]) -> None:
-    """Have the thread ``ident`` raise ``exception`` at its next Python instruction (CPython's
-    PyThreadState_SetAsyncExc; a thread blocked in C, on a socket say, raises once the call returns)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exception))
 
 
 class _EpisodeThreads:

@@ -2,14 +2,12 @@
 
 import errno
 import fcntl
-import gc
 import glob
 import hashlib
 import json
 import os
 import re
 import sys
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,35 +33,6 @@ MAX_LOCK_FILE_BYTES = 65_536
 LASTING_WRITE_ERRORS = frozenset(
     {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR}
 )
-
-
-_collector_pauses = 0
-_collector_was_enabled = False
-_collector_lock = threading.Lock()
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while many episodes are read and scored.
-
-    A thousand episodes are millions of objects that hold no reference cycles, and the collector would traverse
-    them again and again while they are made (1,000 redstone episodes: 3.5 s to read with it, 1.0 s without).
-    Memory is still freed by reference counting. Pauses in several threads nest: the collector runs again when
-    the last one ends, if it was running when the first began.
-    """
-    global _collector_pauses, _collector_was_enabled
-    with _collector_lock:
-        if _collector_pauses == 0:
-            _collector_was_enabled = gc.isenabled()
-            gc.disable()
-        _collector_pauses += 1
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if _collector_pauses == 0 and _collector_was_enabled:
-                gc.enable()
 
 
 class UnwritableRun(OSError):
