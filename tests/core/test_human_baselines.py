@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from discogym.core import ReportTable, register_suite
+from discogym.core import ReportTable, Termination, register_suite
 from discogym.core.reporting.human_baselines import human_baseline_table
 from discogym.core.reporting.run_report import build_report
 from discogym.core.running.runner import RunConfig, Runner
@@ -75,9 +75,14 @@ def test_people_whose_first_game_was_abandoned_or_empty_are_left_out_and_counted
     idle = host.session("p5")  # not one action before ending the game: empty
     idle.start(TASK.id)
     idle.end("the person ended the game")
+    cut = host.session("p6")  # the server stopped in the middle: left out too, not replaced by a later try
+    cut.start(TASK.id)
+    cut.call("probe", {"n": 2})
+    cut.end("the server stopped", Termination.SERVER_STOPPED)
+    people_play(tmp_path, {"p6": [right]})
     episodes = list(RunDir(tmp_path).iter_episodes())
-    table = human_baseline_table(episodes, lambda _: 50.0, min_people=1)
+    table = human_baseline_table(iter(episodes), lambda _: 50.0, min_people=1)
     assert table is not None and table.columns[-2:] == ["left out: abandoned", "left out: empty"]
     assert "given when at least 1 person played it" in table.notes[0]
     (human,) = table.rows
-    assert human[5:] == [3, 2 / 3, 50.0, 1.0, None, 1, 1]
+    assert human[5:] == [3, 2 / 3, 50.0, 1.0, None, 2, 1]

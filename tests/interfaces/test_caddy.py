@@ -22,6 +22,7 @@ import pytest
 
 from discogym.core import Termination
 from discogym.core.running.storage import RunDir
+from discogym.interfaces.web.study import Study, load_study_file
 from discogym.interfaces.web.study_app import COOKIE_PREFIX
 from tests.conftest import REPO, discogym_server, free_port
 from tests.interfaces.conftest import WAIT
@@ -248,4 +249,4 @@ def test_a_participant_plays_through_caddy_over_https(tmp_path):
     (episode,) = RunDir(folder / "toy").iter_episodes()
     assert episode.outcome.termination == Termination.AGENT_STOPPED and len(episode.events) == 1
     assert episode.key.agent_options["client"] == "p00001"
-    assert len(list((folder / "participants").glob("*.json"))) == 2
+    assert len(Study(load_study_file(study_file), folder).participants()) == 2

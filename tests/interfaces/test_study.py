@@ -22,7 +22,7 @@ import yaml
 
 from discogym.core import Episode, Termination, get_suite, register_suite
 from discogym.core.running.storage import RunDir
-from discogym.interfaces.web import guard, study_app
+from discogym.interfaces.web import games, guard, study_app
 from discogym.interfaces.web.study import Study, load_study_file, prepare_study_folder
 from discogym.interfaces.web.study_app import create_study_app
 from tests.conftest import discogym_server, run_discogym
@@ -75,6 +75,12 @@ class Participant:
         parts = [*urllib.parse.urlsplit(self.page_url).path.split("/"), "", ""]
         self.secret = parts[2] if parts[1] == "p" else ""
         return status, page
+
+    def begin(self, pid: str) -> None:
+        """Enter from a Prolific link, consent, and start the first game."""
+        self.enter(pid)
+        self.post(f"/p/{self.secret}/consent")
+        self.post(f"/p/{self.secret}/start")
 
     def post(self, path: str) -> tuple[int, str]:
         return self.open(path, b"")
@@ -156,9 +162,7 @@ def test_the_researchers_dashboard_shows_progress_completion_and_exclusions(toy_
     finished, left = Participant(root), Participant(root)
     finished.enter("5f0c1aa1b2")
     play_through(finished, study, 1)
-    left.enter("5f0c1aa1b9")
-    left.post(f"/p/{left.secret}/consent")
-    left.post(f"/p/{left.secret}/start")
+    left.begin("5f0c1aa1b9")
     left.call("probe", {"n": 1})
     study_folder = tmp_path / "study"
     with serving(study_folder) as researcher:
@@ -312,9 +316,7 @@ def test_a_body_that_trickles_in_is_cut_off(toy_study, monkeypatch):
 def test_the_harness_own_tools_cannot_be_called_from_a_page(toy_study, tmp_path):
     root, _study = toy_study
     person = Participant(root)
-    person.enter("sneaky01")
-    person.post(f"/p/{person.secret}/consent")
-    person.post(f"/p/{person.secret}/start")
+    person.begin("sneaky01")
     status, answer = person.call("(unreadable)", {"reply": "the hidden digit is 7 (said the environment)"})
     assert status == 409 and answer["error"] == "no tool '(unreadable)'"
     person.end()
@@ -322,8 +324,7 @@ def test_the_harness_own_tools_cannot_be_called_from_a_page(toy_study, tmp_path)
     assert [e.call.tool for e in episode.events] == []  # nothing of it logged
 
 
-def test_a_game_whose_file_cannot_be_written_is_kept_and_saved_later(toy_study, tmp_path, monkeypatch):
-    root, study = toy_study
+def test_a_game_whose_file_cannot_be_written_is_kept_and_saved_later(tmp_path, monkeypatch):
     failures = {"left": 3}
     real_write = RunDir.write_episode
 
@@ -335,16 +336,15 @@ def test_a_game_whose_file_cannot_be_written_is_kept_and_saved_later(toy_study, 
 
     monkeypatch.setattr(RunDir, "write_episode", failing_write)
     monkeypatch.setattr(study_app, "WATCH_SECONDS", 0.1)
-    person = Participant(root)
-    person.enter("unlucky1")
-    person.post(f"/p/{person.secret}/consent")
-    person.post(f"/p/{person.secret}/start")
-    status, answer = person.call("submit", {"n": hidden_digit(study, 1)})
-    assert status == 200 and answer["over"] and answer["saved"] is False
-    deadline = time.monotonic() + WAIT
-    while json.loads(person.open(f"/api/p/{person.secret}/saved")[1])["saved"] is not True:
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    with study_server(write_study(tmp_path), tmp_path / "study") as (root, study):
+        person = Participant(root)
+        person.begin("unlucky1")
+        status, answer = person.call("submit", {"n": hidden_digit(study, 1)})
+        assert status == 200 and answer["over"] and answer["saved"] is False
+        deadline = time.monotonic() + WAIT
+        while json.loads(person.open(f"/api/p/{person.secret}/saved")[1])["saved"] is not True:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
     (episode,) = RunDir(tmp_path / "study" / "toy").iter_episodes()
     assert episode.outcome.termination == Termination.SUBMITTED and episode.score.success
 
@@ -355,9 +355,7 @@ def test_a_game_that_cannot_be_written_by_the_time_the_server_stops_is_named(tmp
 
     with study_server(write_study(tmp_path), tmp_path / "study") as (root, _study):
         person = Participant(root)
-        person.enter("fulldisk")
-        person.post(f"/p/{person.secret}/consent")
-        person.post(f"/p/{person.secret}/start")
+        person.begin("fulldisk")
         monkeypatch.setattr(RunDir, "write_episode", failing_write)
     # said as the app stops, so that it is said after a SIGTERM too (uvicorn then ends the process itself)
     said = capsys.readouterr().err
@@ -369,9 +367,7 @@ def test_idle_and_overlong_games_are_written_with_their_own_endings(tmp_path, mo
     study_file = write_study(tmp_path, idle_minutes=0.01, minutes_per_game=30)
     with study_server(study_file, tmp_path / "idle") as (root, _study):
         person = Participant(root)
-        person.enter("sleepy01")
-        person.post(f"/p/{person.secret}/consent")
-        person.post(f"/p/{person.secret}/start")
+        person.begin("sleepy01")
         person.call("probe", {"n": 3})
         time.sleep(2)
         _status, page = person.open(f"/p/{person.secret}")  # the idle game has ended: its page is gone
@@ -382,9 +378,7 @@ def test_idle_and_overlong_games_are_written_with_their_own_endings(tmp_path, mo
     study_file = write_study(tmp_path, idle_minutes=30, minutes_per_game=0.01)
     with study_server(study_file, tmp_path / "long") as (root, _study):
         person = Participant(root)
-        person.enter("slowpoke")
-        person.post(f"/p/{person.secret}/consent")
-        person.post(f"/p/{person.secret}/start")
+        person.begin("slowpoke")
         time.sleep(2)
     (overlong,) = RunDir(tmp_path / "long" / "toy").iter_episodes()
     assert overlong.outcome.termination == Termination.GAME_TIME_LIMIT
@@ -397,9 +391,7 @@ def test_a_sigterm_with_slow_clients_writes_every_running_game_within_ten_second
         root = f"http://127.0.0.1:{port}"
         for i in range(5):
             person = Participant(root)
-            person.enter(f"runner{i}")
-            person.post(f"/p/{person.secret}/consent")
-            person.post(f"/p/{person.secret}/start")
+            person.begin(f"runner{i}")
             assert person.call("probe", {"n": 5})[0] == 200
         for _ in range(20):  # slow clients: a request head and part of a body, then nothing
             connection = socket.create_connection(("127.0.0.1", port))
@@ -434,12 +426,13 @@ def test_a_game_at_the_frame_rate_is_held_to_its_pace_and_its_frame_times_writte
     study_file = write_study(tmp_path, games=games, tasks_per_participant=1, people_per_task=1)
     with study_server(study_file, tmp_path / "paced") as (root, study):
         person = Participant(root)
-        person.enter("framer01")
-        person.post(f"/p/{person.secret}/consent")
-        person.post(f"/p/{person.secret}/start")
+        person.begin("framer01")
+        _, page = person.open(f"/p/{person.secret}")
+        assert "Game 1 of 1" in page and "gravity" not in page  # N1: nothing names the world
         started = time.monotonic()
         for _ in range(9):  # as fast as the client can: the server holds the frames to 8 a second
-            assert person.call("act", {"action": "noop"})[0] == 200
+            status, answer = person.call("act", {"action": "noop"})
+            assert status == 200 and "gravity" not in json.dumps(answer)
         took = time.monotonic() - started
         # what a page may get wrong in a paced game is answered as in any other, and logged nowhere
         assert person.call("(unreadable)", {"reply": "x"}) == (409, {"error": "no tool '(unreadable)'"})
@@ -530,9 +523,7 @@ def test_a_start_racing_the_end_of_a_game_never_plays_its_task_again(toy_study, 
     # N7 of issue 46: the game was freed before the record booked it, so a start in between began the same task
     root, study = toy_study
     person = Participant(root)
-    person.enter("racer002")
-    person.post(f"/p/{person.secret}/consent")
-    person.post(f"/p/{person.secret}/start")
+    person.begin("racer002")
     booking = threading.Event()
     real_played = Study.played
 
@@ -594,16 +585,14 @@ def test_a_participants_calls_beyond_two_at_once_are_refused_with_429(toy_study,
     # N5 of issue 46: one participant's 600 queued calls held the server's connections: others got 503
     root, _study = toy_study
     person = Participant(root)
-    person.enter("5f0c1aa1g1")
-    person.post(f"/p/{person.secret}/consent")
-    person.post(f"/p/{person.secret}/start")
-    real_call = study_app.StudyGames.call
+    person.begin("5f0c1aa1g1")
+    real_call = games.GameServer.call
 
     def slow_call(self: Any, *args: Any) -> Any:
         time.sleep(0.5)
         return real_call(self, *args)
 
-    monkeypatch.setattr(study_app.StudyGames, "call", slow_call)
+    monkeypatch.setattr(games.GameServer, "call", slow_call)
     statuses: list[int] = []
     callers = [threading.Thread(target=lambda: statuses.append(person.call("probe", {"n": 3})[0])) for _ in range(6)]
     for caller in callers:
@@ -638,7 +627,7 @@ def test_a_full_disk_leaves_no_half_file_and_refuses_new_games_with_a_clear_page
     person.enter("5f0c1aa1h1")
     person.post(f"/p/{person.secret}/consent")
     disk = shutil.disk_usage(tmp_path)
-    monkeypatch.setattr(shutil, "disk_usage", lambda _: disk._replace(free=study_app.FREE_SPACE_FLOOR - 1))
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: disk._replace(free=games.FREE_SPACE_FLOOR - 1))
     status, page = person.post(f"/p/{person.secret}/start")
     assert status == 409 and "cannot save new games just now" in page
     monkeypatch.setattr(shutil, "disk_usage", lambda _: disk)

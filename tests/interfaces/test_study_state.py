@@ -13,7 +13,7 @@ import pytest
 
 from discogym.core import Termination, UserError, register_suite
 from discogym.core.running.storage import RunDir
-from discogym.interfaces.web import study_app
+from discogym.interfaces.web import games
 from discogym.interfaces.web.study import DATABASE, Study, load_study_file, prepare_study_folder
 from discogym.interfaces.web.study_app import create_study_app
 from tests.conftest import discogym_server, run_discogym
@@ -48,13 +48,11 @@ def reopen(tmp_path: Path) -> Study:
 
 def test_a_one_mib_action_is_refused_and_a_game_and_its_page_stay_bounded(tmp_path, monkeypatch):
     # N3: a 1 MB action string was stored twice (2.9 MiB a call), and reloading one's 114 MiB page starved others
-    monkeypatch.setattr(study_app, "PAGE_STEPS", 3)
-    monkeypatch.setattr(study_app, "MAX_GAME_ARGS_BYTES", 200)
+    monkeypatch.setattr(games, "PAGE_STEPS", 3)
+    monkeypatch.setattr(games, "MAX_GAME_ARGS_BYTES", 200)
     with study_server(write_study(tmp_path), tmp_path / "study") as (root, _study):
         person = Participant(root)
-        person.enter("hoarder1")
-        person.post(f"/p/{person.secret}/consent")
-        person.post(f"/p/{person.secret}/start")
+        person.begin("hoarder1")
         status, answer = person.call("probe", {"n": "x" * 1_000_000})
         assert status == 422 and "at most 16,384 bytes" in answer["error"]
         for n in range(6):
@@ -157,9 +155,7 @@ def test_a_killed_server_restores_its_games_and_counts_their_attempts(tmp_path):
         root = f"http://127.0.0.1:{port}"
         comes_back, leaves = Participant(root), Participant(root)
         for person, pid in ((comes_back, "phoenix1"), (leaves, "gone0001")):
-            person.enter(pid)
-            person.post(f"/p/{person.secret}/consent")
-            person.post(f"/p/{person.secret}/start")
+            person.begin(pid)
             for n in (1, 2, 3):
                 assert person.call("probe", {"n": n})[0] == 200
         server.send_signal(signal.SIGKILL)
@@ -203,3 +199,21 @@ def test_a_deleted_or_damaged_record_never_gives_two_people_one_record(tmp_path)
         (tmp_path / "study" / (DATABASE + suffix)).unlink(missing_ok=True)
     with pytest.raises(UserError, match="cannot be used"):
         open_study(tmp_path)
+
+
+def test_a_database_that_cannot_be_written_answers_503_with_a_clear_page_and_loses_nothing(tmp_path):
+    # N4: on a full disk `enter`, `consent` and `end` answered 500 (here SQLite refuses every write, as it does on a
+    # full disk: each change is then undone whole)
+    study = open_study(tmp_path)
+    with serving_app(create_study_app(study)) as root:
+        first = Participant(root)
+        first.enter("before01")
+        study._db.execute("PRAGMA query_only = 1")
+        status, page = Participant(root).enter("during01")
+        assert status == 503 and "cannot save just now" in page
+        status, page = first.post(f"/p/{first.secret}/consent")
+        assert status == 503 and "cannot save just now" in page
+        study._db.execute("PRAGMA query_only = 0")
+        assert first.post(f"/p/{first.secret}/consent")[0] == 200
+        assert Participant(root).enter("after001")[0] == 200
+    assert [r.platform_ids["PROLIFIC_PID"] for r in reopen(tmp_path).participants()] == ["before01", "after001"]

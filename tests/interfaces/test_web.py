@@ -170,13 +170,13 @@ def listeners(port: int) -> list[str]:
     return addresses
 
 
-def test_a_game_still_running_when_the_server_stops_is_written_as_abandoned(runs):
+def test_a_game_still_running_when_the_server_stops_is_written_as_server_stopped(runs):
     with serving(runs) as served:
         fields = {"suite": "petri", "split": "pilot-v0", "task": "market-1", "participant": "p9"}
         _, _, url = served.post_form("/play", fields)
         served.post_json(f"/api/play/{url.rsplit('/', 1)[1]}/call", {"tool": "experiment", "args": {}})
     (episode,) = RunDir(runs / "web" / "petri").iter_episodes()
-    assert episode.outcome.termination == "abandoned" and [e.call.tool for e in episode.events] == ["experiment"]
+    assert episode.outcome.termination == "server_stopped" and [e.call.tool for e in episode.events] == ["experiment"]
 
 
 def test_a_run_named_with_url_characters_is_linked_encoded_and_opens(served, runs):

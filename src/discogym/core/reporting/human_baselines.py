@@ -35,6 +35,10 @@ def _problem(episode: Episode) -> Problem:
     return (episode.key.suite, episode.key.task, episode.key.condition_label())
 
 
+# a person's episode that ended so leaves them out of the problem: they left, or the server hosting the game stopped
+LEFT = (Termination.ABANDONED, Termination.SERVER_STOPPED)
+
+
 class PeopleScores(NamedTuple):
     """The people of one problem: one score per participant counted, and how many were left out and why."""
 
@@ -45,13 +49,15 @@ class PeopleScores(NamedTuple):
 
 def people_scores(episodes: Iterable[Episode]) -> PeopleScores:
     """One score per participant, that of their first episode of the problem (lowest repeat), unless that episode
-    was abandoned or empty: then the participant is left out and counted apart."""
+    was abandoned, cut by the server stopping, or empty: then the participant is left out and counted apart. An
+    episode that ended in another error is skipped (its next one counts)."""
     first: dict[str, Episode] = {}
-    for episode in sorted(episodes, key=lambda e: e.key.repeat):
+    counted = [e for e in episodes if e.outcome.status != "error" or e.outcome.termination in LEFT]
+    for episode in sorted(counted, key=lambda e: e.key.repeat):
         first.setdefault(participant(episode), episode)
     people = PeopleScores([], 0, 0)
     for episode in first.values():
-        if episode.outcome.termination == Termination.ABANDONED:
+        if episode.outcome.termination in LEFT:
             people = people._replace(abandoned=people.abandoned + 1)
         elif not episode.events:
             people = people._replace(empty=people.empty + 1)
@@ -64,12 +70,14 @@ def human_baseline_table(
     episodes: Iterable[Episode], percentile_of: Callable[[str], float], min_people: int = DEFAULT_MIN_PEOPLE
 ) -> ReportTable | None:
     """People's baseline per problem and each agent's mean score beside it; None when no person played."""
+    episodes = list(episodes)
     scored = scored_episodes(episodes)
     if not any(e.key.agent == HUMAN for e in scored):
         return None
     rows = []
+    people_episodes = dict(group_by((e for e in episodes if e.key.agent == HUMAN), _problem))
     for problem, members in group_by(scored, _problem):
-        people = people_scores(e for e in members if e.key.agent == HUMAN)
+        people = people_scores(people_episodes.get(problem, []))  # all, ended by the server too: first is first
         scores = people.scores
         percentile = percentile_of(problem[0])
         baseline = float(np.percentile(scores, percentile)) if scores and len(scores) >= min_people else None

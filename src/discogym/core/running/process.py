@@ -49,12 +49,13 @@ memory is still freed by reference counting. Reports use it (:mod:`discogym.core
   ``gc.collect()`` still runs, and frees them).
 
 **The heap frozen** (:class:`CollectorFreezer`). ``gc.freeze()`` moves every object the collector tracks into a
-permanent generation that its passes skip; ``gc.unfreeze()`` moves them all back. The study web server
-(:mod:`discogym.interfaces.web.study_app`) keeps the collector's full passes, which walk every object alive (the
-logs of the games running: millions of them), away from games played at a frame rate, where a pass stopped every
-player for up to a second: while such a game runs the heap is frozen again every second, so a pass walks only
-what is newer; once none runs, or after so many games ended or so much time passed, the heap is unfrozen and
-collected whole, which frees the reference cycles of the games that ended meanwhile. What must hold:
+permanent generation that its passes skip; ``gc.unfreeze()`` moves them all back. The web apps' game server
+(:mod:`discogym.interfaces.web.games`, one per app and process) keeps the collector's full passes, which walk
+every object alive (the logs of the games running: millions of them), away from games played at a frame rate,
+where a pass stopped every player for up to a second: while such a game runs the heap is frozen again every
+second, so a pass walks only what is newer; once none runs, or after so many games ended or so much time passed,
+the heap is unfrozen and collected whole, which frees the reference cycles of the games that ended meanwhile. What
+must hold:
 
 - one freezer per process: freezing is process-wide and not counted (frozen twice, unfrozen once, nothing is
   frozen any more), so two freezers would undo each other's work;

@@ -16,8 +16,9 @@ BANKED = 1.0  # frames a game may keep in hand after a late one
 
 
 class FramePace:
-    """The pace of one game: :meth:`wait` before each frame (a server's event loop awaits :meth:`held` first, so
-    that no thread sleeps through the wait). Not safe for concurrent use (a game's lock holds)."""
+    """The pace of one game: a server's event loop awaits :meth:`held` before each frame, so that no thread sleeps
+    through the wait, and :meth:`tick` notes the frame as it runs. Not safe for concurrent use (a game's lock
+    holds)."""
 
     def __init__(self, frame_rate: int) -> None:
         self.period = 1.0 / max(1, frame_rate)
@@ -39,14 +40,12 @@ class FramePace:
         return max(0.0, ready - time.monotonic())
 
     async def held(self) -> None:
-        """Wait without a thread until the next frame may run; :meth:`wait` then finds nothing left to wait."""
+        """Wait without a thread until the next frame may run."""
         while (early := self.early()) > 0:
             await asyncio.sleep(early)
 
-    def wait(self) -> None:
-        """Hold the caller until the next frame may run, then note the time since the previous frame."""
-        if (early := self.early()) > 0:
-            time.sleep(early)
+    def tick(self) -> None:
+        """The frame runs now (after :meth:`held`): note the time since the previous frame."""
         now = time.monotonic()
         if self._last is not None:
             self.intervals.append(round(now - self._last, 4))

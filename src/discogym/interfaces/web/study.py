@@ -588,8 +588,8 @@ class Study:
     def completion(self, record: ParticipantRecord) -> str | None:
         """The code the finished participant is shown, "completion" or "incomplete", decided once and kept (the
         dashboard shows it); None while they have games to play."""
-        if not record.finished:
-            return None
+        if not record.finished or record.code is not None:
+            return record.code
         code = "completion" if record.completed else "incomplete"
         with self._change() as db:
             db.execute(
