@@ -41,6 +41,11 @@ def open_study(tmp_path: Path, clock: Clock | None = None, **changes: object) ->
     return Study(load_study_file(study_file), tmp_path / "study", clock=clock or time.time)
 
 
+def history_of(page: str) -> list[dict[str, object]]:
+    """The steps a play page embeds."""
+    return json.loads(page.split('id="history-data" type="application/json">')[1].split("</script>")[0])  # type: ignore[no-any-return]
+
+
 def reopen(tmp_path: Path) -> Study:
     """The study of ``tmp_path/study.yaml`` as a restarted server opens it."""
     return Study(load_study_file(tmp_path / "study.yaml"), tmp_path / "study")
@@ -58,8 +63,10 @@ def test_a_one_mib_action_is_refused_and_a_game_and_its_page_stay_bounded(tmp_pa
         for n in range(6):
             assert person.call("probe", {"n": n})[0] == 200
         _, page = person.open(f"/p/{person.secret}")
-        history = json.loads(page.split('id="history-data" type="application/json">')[1].split("</script>")[0])
-        assert [step["step"] for step in history] == [4, 5, 6]  # the last steps only
+        assert [step["step"] for step in history_of(page)] == [4, 5, 6]  # the last steps only
+        monkeypatch.setattr(games, "PAGE_LOG_BYTES", 1)
+        _, page = person.open(f"/p/{person.secret}")
+        assert [step["step"] for step in history_of(page)] == [6]  # the last step, whatever its size
         status, answer = person.call("probe", {"n": "y" * 160})  # past the game's budget of argument bytes
         assert status == 409 and "carried 200 bytes already" in answer["error"]
         person.end()

@@ -111,3 +111,26 @@ def test_a_large_body_that_arrives_with_its_head_is_not_taken_for_the_head(addre
     with connect(address) as connection:
         connection.sendall(request(body=body))
         assert answer(connection).endswith(f"\r\n\r\n{len(body)}".encode())
+
+
+def test_a_connection_beyond_the_cap_is_refused_and_those_open_are_still_answered(address, monkeypatch):
+    # N5 of issue 46: a participant's 600 connections at once put the server over uvicorn's cap, and every player's
+    # next frame, on a connection opened long before, was answered 503
+    monkeypatch.setattr(heads, "MAX_CONNECTIONS", 3)
+    players = [connect(address) for _ in range(3)]
+    for player in players:
+        player.sendall(request())
+        assert answer(player).startswith(b"HTTP/1.1 200")
+    flood = [connect(address) for _ in range(4)]
+    for connection in flood:
+        connection.sendall(request())
+        assert read_until_closed(connection).startswith(b"HTTP/1.1 503")
+    for player in players:  # the players' next calls, on their own connections, go through
+        player.sendall(request())
+        assert answer(player).startswith(b"HTTP/1.1 200")
+    for connection in players + flood:
+        connection.close()
+    newcomer = connect(address)  # once the flood is gone, new connections are taken again
+    newcomer.sendall(request())
+    assert answer(newcomer).startswith(b"HTTP/1.1 200")
+    newcomer.close()

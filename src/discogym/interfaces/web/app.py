@@ -26,7 +26,7 @@ from discogym.core.running.session import ClientMistake
 from discogym.core.running.storage import RunDir
 from discogym.core.terminal.console import plural
 from discogym.interfaces.web.browse import replay_steps
-from discogym.interfaces.web.games import PAGE_STEPS, BrowserGame, FrameCalls, GameServer, GameSpec
+from discogym.interfaces.web.games import BrowserGame, FrameCalls, GameServer, GameSpec, page_steps
 from discogym.interfaces.web.guard import allowed_hosts
 from discogym.interfaces.web.runs_pages import RunsFolder, relative_to, runs_routes
 from discogym.interfaces.web.site import Page, web_app
@@ -95,7 +95,7 @@ def play_routes(games: GameServer, folder: RunsFolder, page: Page) -> APIRouter:
         context = games.play_context(game)
         if game.session.recorder is None and game.written is not None:  # over: the episode as written
             written = RunDir(folder.runs / WEB_RUNS / game.spec.suite).episodes_dir / game.written
-            context["history"] = replay_steps(folder.index.episode(written))[-PAGE_STEPS:]
+            context["history"] = page_steps(replay_steps(folder.index.episode(written)))
         return page(request, "play.html", token=token, **context)
 
     return router

@@ -58,7 +58,8 @@ HUMAN = "human"  # the agent name of people's episodes
 MAX_ARGS_BYTES = 16 * 1024
 MAX_GAME_ARGS_BYTES = 1024 * 1024  # what a game's calls may carry in all
 CALLS_IN_FLIGHT = 2  # a game's calls answered at once (a page sends one at a time)
-PAGE_STEPS = 200  # a play page shows the game's last steps, this many at most
+PAGE_STEPS = 200  # a play page shows the game's last steps, this many at most ...
+PAGE_LOG_BYTES = 256 * 1024  # ... and this many bytes of them as JSON at most (the last step always)
 FREE_SPACE_FLOOR = 128 * 1024 * 1024  # bytes free on the games' disk below which no new game starts
 # While games at a frame rate run, the heap is kept frozen (CollectorFreezer) until this many games ended, or for
 # this long at most; then it is collected whole
@@ -441,7 +442,7 @@ class GameServer:
                 },
                 "tools": [spec.model_dump() for spec in session.tools()],
                 "images": [f"data:{i.media_type};base64,{i.data_base64}" for i in session.brief_images()],
-                "history": replay_steps_of(recorder.events[-PAGE_STEPS:]) if recorder is not None else [],
+                "history": page_steps(replay_steps_of(recorder.events[-PAGE_STEPS:])) if recorder is not None else [],
                 "view": session.last_view,
             }
 
@@ -494,6 +495,20 @@ class FrameCalls:
             return
         response = await self.games.answer(game, call)
         await response(scope, receive, send)
+
+
+def page_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The last of a game's steps that a play page embeds: :data:`PAGE_STEPS` at most, and no more than
+    :data:`PAGE_LOG_BYTES` as JSON (the last step always), so that reloading a page costs the server little
+    whatever was played (the whole log is in the episode)."""
+    kept: list[dict[str, Any]] = []
+    size = 0
+    for step in reversed(steps[-PAGE_STEPS:]):
+        size += len(orjson.dumps(step, default=str))
+        if kept and size > PAGE_LOG_BYTES:
+            break
+        kept.append(step)
+    return kept[::-1]
 
 
 def free_bytes(folder: Path) -> int:
@@ -553,5 +568,6 @@ __all__ = [
     "GameServer",
     "GameSpec",
     "json_response",
+    "page_steps",
     "say_unsaved",
 ]

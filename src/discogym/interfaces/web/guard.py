@@ -111,13 +111,12 @@ class SecurityHeaders:
 MAX_BODY_BYTES = 1024 * 1024
 BODY_SECONDS = 10.0  # a request's body must arrive within this time
 # uvicorn's settings for both apps: HTTP parsed by httptools, with request heads of at most 16 KiB that must arrive
-# within 10 s (heads.BoundedHeads), and the event loop uvloop's where it is installed (uvicorn's "auto"); connections
-# capped (503 beyond: file descriptors stay for writing episodes), idle keep-alive connections closed after 5 s, and
-# at most 3 s of waiting for open connections when the server stops, so that games in progress are written soon
-# after a SIGTERM.
+# within 10 s and connections capped (heads.BoundedHeads: 503 to a connection opened beyond the cap, never to one
+# already open), the event loop uvloop's where it is installed (uvicorn's "auto"), idle keep-alive connections
+# closed after 5 s, and at most 3 s of waiting for open connections when the server stops, so that games in
+# progress are written soon after a SIGTERM.
 SERVER_LIMITS: dict[str, Any] = {
     "http": BoundedHeads,
-    "limit_concurrency": 512,
     "timeout_keep_alive": 5,
     "timeout_graceful_shutdown": 3,
 }

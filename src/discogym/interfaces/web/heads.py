@@ -1,11 +1,16 @@
-"""uvicorn's httptools protocol with its request heads bounded in size and in time.
+"""uvicorn's httptools protocol with its request heads bounded in size and in time, and its connections capped.
 
 uvicorn parses HTTP with httptools, a C parser (h11, in Python, took a quarter of the study server's time with
 sixty people at a frame rate: benchmarks/study_load.py), but puts no limit on a request's head there: a client
 could send headers without end, or open a connection and send nothing, and keep it (and one of the server's
 connections) for ever. :class:`BoundedHeads` refuses a head larger than :data:`MAX_HEAD_BYTES` with 400, and
 closes a connection whose next request head has not arrived :data:`HEAD_SECONDS` after the connection opened or
-its last answer went."""
+its last answer went.
+
+Connections are capped at :data:`MAX_CONNECTIONS` (file descriptors stay free for writing episodes): a connection
+opened beyond the cap is answered 503 and closed. uvicorn's own cap (``limit_concurrency``) answers 503 to every
+request made while the server is over it, on connections opened long before too: a participant who opened 600
+connections at once had every player's next frame refused."""
 
 import asyncio
 
@@ -13,6 +18,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 MAX_HEAD_BYTES = 16 * 1024
 HEAD_SECONDS = 10.0
+MAX_CONNECTIONS = 512
 
 
 class HeadTooLarge(Exception):
@@ -28,7 +34,10 @@ class BoundedHeads(HttpToolsProtocol):
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(transport)  # adds it to self.connections
+        if len(self.connections) > MAX_CONNECTIONS:
+            self.limit_concurrency = 0  # uvicorn answers this connection's request 503, and closes it
+            self.logger.warning("More than %d connections: a new one is refused.", MAX_CONNECTIONS)
         self._await_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
