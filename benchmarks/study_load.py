@@ -1,37 +1,62 @@
 """A bounded load test of a study served to anonymous participants (``discogym serve --study``) on 127.0.0.1.
 
-A study of 100 games (60 autumn tasks at the frame rate; 40 turn-based: 15 crafting, 15 redstone, 10 petri), one
-person per task and one task per person, is served by the real server (``python -m discogym serve``) in its own
-process. 100 participants enter, consent and start the game they are given, spread over two load processes (asyncio,
-one kept-alive HTTP/1.1 connection each, like a browser), while an attacker in a third process tries everything it
-can reach as fast as the server answers. At the deadline the players end their games, the server is stopped with
-SIGTERM and the study folder is checked.
+A study of 100 games for the players (60 autumn tasks at the frame rate; 40 turn-based: 15 crafting, 15 redstone,
+10 petri) and 3 for the attacker (autumn at the frame rate), one person per task and one task per person, is served
+by the real server (``python -m discogym serve``) in its own process. 100 players enter, consent and start the game
+they are given, spread over two load processes (asyncio, one kept-alive HTTP/1.1 connection each, like a browser),
+while an attacker in a third process tries everything it can reach as fast as the server answers. At the deadline
+the players end their games, the server is stopped with SIGTERM and the study folder is checked.
 
 - Frame-rate players (whoever is given an autumn game) do what the grid screen (``screens/grid.js``) does: a frame
   call every 1/8 s (the view's ``frame_rate``) on a fixed clock, a tick skipped while a call is in flight, ``noop``
   most frames and an arrow or a click now and then. Measured: each call's latency, the time between consecutive
   frame answers (a player's p95 frames/s is 1 / its p95 interval), the frames answered in each sliding 1-second
-  window, and the intervals the server itself wrote in the episodes' runtime sidecars.
+  window, and the intervals the server itself wrote in the episodes' runtime sidecars. A player stops at the first
+  answer that is not 200 (and counts as failing).
 - Turn players (crafting, redstone, petri) make a call that is valid in every task of their suite every 1.5 to
   2.5 s (think time): crafting ``search`` or ``think``, redstone ``get_block_state`` or ``scan_redstone_area``,
   petri ``experiment`` or ``probe`` (a simulation each), until the deadline or until their game ends by itself
-  (crafting allows 30 steps, petri 40).
-- The attacker enters 10 participants of its own while the players arrive (never consenting, so it takes no
+  (crafting allows 30 steps, petri 40). A player who ended their game is shown the study's ``incomplete_code`` (no
+  test answered), one whose game ended by itself the completion code; each page is checked for its code.
+- The attacker's three gamers (``hostile0001`` to ``hostile0003``) enter and consent before anyone else, one after
+  another, so the server's assignment gives them known slots, and the study's slots are ordered so that those are
+  the 3 extra autumn tasks (:func:`study_document`): no player's task is taken and every player still gets one of
+  the 100. Once every player has started, the gamers start their games and attack from inside them (the moves of
+  issue 46's security review), until the deadline, then end them:
+
+  - N3, the huge log: calls with a 1 MB action (over the 16 KiB cap on a call's arguments: refused with 422,
+    before the game or its log), each followed by one with a 16,000-character action (under the cap: taken,
+    refused by the game and logged, the most a call can add to the log), while another connection reloads the
+    game's own play page (/p/SECRET, which shows the whole log) as fast as it comes;
+  - N5, the connection cap: bursts of 600 frame calls (``--burst``) at once, each on a connection of its own, all
+    opened before any is sent, every 2 s: a participant's calls beyond two in flight are answered 429. Note that
+    the server takes at most 512 connections (uvicorn's ``limit_concurrency``) and answers 503 to any request,
+    anyone's, made while that many are open;
+  - N11, the masked-frame slider: the world driven to its test with ``go_to_test`` (the masked-frame test with the
+    most frames among the spare tasks), then ``show_frame`` over every frame and back, two calls in flight.
+
+  ``--skip MOVE`` leaves a move out (``huge-log``: N3's calls, ``reloads``: its reloads, ``connection-cap``,
+  ``slider``), to tell which one harms the players.
+- The attacker also enters 10 participants of its own while the players arrive (never consenting, so it takes no
   player's game), then, once every player has started: GETs of the researcher's pages (/runs, /report/x, /play,
   /study, ...), guessed /p/SECRET pages and posts, new participants in a loop from the same address (refused:
-  ``participants_per_address`` is 110), consent and start for its own participants (refused: the study is full),
+  ``participants_per_address`` is 113), consent and start for its own participants (refused: the study is full),
   taken and malformed ids, calls with the harness's own tool ``(unreadable)`` and malformed JSON in a turn
   player's game (a hostile participant's second tab, holding their secret), 2 MB bodies (declared and chunked),
   bodies, heads that never finish and connections that send nothing (four at a time, each waiting up to 30 s), a
   bad Host, a cross-site Origin, a bad Content-Length, a 100 KB request head and garbage instead of HTTP.
 
 Targets (exit status 1 when one is missed): every frame-rate player keeps at least 7.5 frames/s at its p95 frame
-interval; no 5xx answer to anyone and no traceback on the server's stderr; every game started is written (one
-episode file each, named in its participant's record) and the server exits cleanly; one participant per task; no
-player failing; no request of the attacker's kept without an answer or a close for 30 s. Timings depend on the
-machine: the server is one process, so one core at most (its CPU time is printed).
+interval; no 5xx answer to anyone and no traceback on the server's stderr; every player's game started is written
+(one episode file each, named in its participant's record; 100 of 100), and the attacker's 3 too, on its own 3
+tasks; the server exits cleanly; one participant per task; no player failing; no request of the attacker's kept
+without an answer or a close for 30 s; N3's 1 MB calls all answered 422; N5's calls all answered 200 or 429; N11's
+slider answered 200 with the frame it asked for. The attacker's answers are printed by what it tried and by status
+(its refusals: 400, 403, 404, 408, 409, 413, 422, 429, ...). Timings depend on the machine: the server is one
+process, so one core at most (its CPU time is printed).
 
-    python benchmarks/study_load.py [--seconds 120] [--players-autumn 60] [--players-turns 40]
+    python benchmarks/study_load.py [--seconds 120] [--players-autumn 60] [--players-turns 40] [--burst 600]
+        [--skip MOVE]...
 """
 
 import argparse
@@ -61,6 +86,7 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import yaml
 
@@ -72,7 +98,17 @@ TURN_SUITES = (
     ("petri", "core-v1", None, 10),
 )
 ATTACKER_ENTRIES = 10  # new participants the attacker may enter before the per-address cap refuses it
-COMPLETION_CODE = "LOADTEST1"
+# The attacker's own games, one participant each, entered in this order: N3, N5 and N11 of issue 46's review
+HOSTILE_ROLES = ("huge log", "connection cap", "masked-frame slider")
+PLAYER_ID, HOSTILE_ID = "load", "hostile"  # how the players' and the attacker's gamers' PROLIFIC_PIDs begin
+SEED = 1  # the study's
+HUGE_ACTION = 1_000_000  # characters of the huge-log game's huge action (over the 16 KiB cap on a call's args)
+LONG_ACTION = 16_000  # characters of its longest action under the cap: taken, refused by the game, and logged
+BURST_CALLS = 600  # calls the connection-cap game sends at once by default, each on a connection of its own
+BURST_PAUSE = 2.0  # seconds between two bursts
+MOVES = ("huge-log", "reloads", "connection-cap", "slider")  # what the attacker does in its games, for --skip
+COMPLETION_CODE = "LOADTEST1"  # shown to a player whose game ended by itself (a step limit: completed)
+INCOMPLETE_CODE = "LOADTEST0"  # shown to one who ended their game (not completed: its test was not answered)
 LOAD_PROCESSES = 2  # processes the players are spread over (the attacker has its own)
 TIMEOUT = 30.0
 KEEP_ALIVE_REUSE = 4.0  # seconds a connection may stay idle and be used again (the server closes it after 5)
@@ -84,18 +120,27 @@ SCRIPT = re.compile(r'<script id="([a-z-]+)" type="application/json">(.*?)</scri
 # The study
 
 
-def study_document(autumn_tasks: int, turn_tasks: int) -> dict[str, Any]:
+def study_document(autumn_tasks: int, turn_tasks: int) -> tuple[dict[str, Any], list[int]]:
     """The study: ``autumn_tasks`` autumn tasks at the frame rate (spread over the split) and ``turn_tasks``
-    turn-based ones (crafting, redstone and petri in the proportions of :data:`TURN_SUITES`)."""
-    from discogym.core import get_suite
+    turn-based ones (crafting, redstone and petri in the proportions of :data:`TURN_SUITES`) for the players, and one
+    more autumn task at the frame rate for each of the attacker's games (:data:`HOSTILE_ROLES`; the slider's is the
+    masked-frame test with the most frames); with the indexes of the attacker's slots.
 
-    autumn = [task.id for task in get_suite("autumn").tasks("all")]
-    if autumn_tasks > len(autumn):
-        raise SystemExit(f"autumn's split 'all' has {len(autumn)} tasks")
-    games: list[dict[str, Any]] = []
-    if autumn_tasks:
-        chosen = [autumn[i * len(autumn) // autumn_tasks] for i in range(autumn_tasks)]
-        games.append({"suite": "autumn", "split": "all", "condition": "people", "pace": "frame-rate", "tasks": chosen})
+    The attacker's participants enter and consent first, one after another, so the server's assignment gives them
+    known slots (``Study.consent``: the slots given least, ties broken by a permutation drawn from the study's seed
+    and the participant's number); the slots are ordered so that those are the attacker's tasks, and every player
+    is given one of the players' tasks."""
+    from discogym.core import get_suite
+    from discogym.suites.autumn.challenges import MfpTask
+    from discogym.suites.autumn.tasks import task_spec
+
+    everything = get_suite("autumn").tasks("all")
+    autumn = [task.id for task in everything]
+    if autumn_tasks + len(HOSTILE_ROLES) > len(autumn):
+        raise SystemExit(f"autumn's split 'all' has {len(autumn)} tasks, {len(HOSTILE_ROLES)} of them for the attacker")
+    frame_rate = {"suite": "autumn", "split": "all", "condition": "people", "pace": "frame-rate"}
+    chosen = [autumn[i * len(autumn) // autumn_tasks] for i in range(autumn_tasks)]
+    slots: list[tuple[dict[str, Any], str]] = [(frame_rate, task) for task in chosen]
     whole = sum(share for *_, share in TURN_SUITES)
     counts = [turn_tasks * share // whole for *_, share in TURN_SUITES]
     counts[0] += turn_tasks - sum(counts)
@@ -103,25 +148,43 @@ def study_document(autumn_tasks: int, turn_tasks: int) -> dict[str, Any]:
         tasks = [task.id for task in get_suite(suite).tasks(split)]
         if count > len(tasks):
             raise SystemExit(f"{suite}'s split {split} has {len(tasks)} tasks")
-        if count:
-            block: dict[str, Any] = {"suite": suite, "split": split, "tasks": tasks[:count]}
-            if condition is not None:
-                block["condition"] = condition
-            games.append(block)
+        head: dict[str, Any] = {"suite": suite, "split": split}
+        if condition is not None:
+            head["condition"] = condition
+        slots += [(head, task) for task in tasks[:count]]
+    spare = [task_spec(task) for task in everything if task.id not in chosen]
+    masked = [task for task in spare if isinstance(task.challenge, MfpTask)]
+    slider = max(masked, key=lambda task: len(task.challenge.actions) if isinstance(task.challenge, MfpTask) else 0)
+    others = [task.id for task in spare if task.id != slider.id]
+    hostile = [*others[: len(HOSTILE_ROLES) - 1], slider.id]  # the slider's game is the last
+    total = len(slots) + len(hostile)
+    given: list[int] = []
+    for number in range(1, len(hostile) + 1):  # as Study.consent assigns, to participants 1, 2, 3 in turn
+        order = np.random.default_rng([SEED, number]).permutation(total)
+        given.append(min((i for i in range(total) if i not in given), key=lambda i: int(order[i])))
+    for index, task in sorted(zip(given, hostile, strict=True)):
+        slots.insert(index, (frame_rate, task))
+    games: list[dict[str, Any]] = []
+    for head, task in slots:  # runs of one suite, task set, condition and pace, as blocks
+        if games and all(games[-1][name] == value for name, value in head.items()) and len(games[-1]) == len(head) + 1:
+            games[-1]["tasks"].append(task)
+        else:
+            games.append({**head, "tasks": [task]})
     players = autumn_tasks + turn_tasks
-    return {
+    document = {
         "name": "load-test",
-        "seed": 1,
+        "seed": SEED,
         "games": games,
         "tasks_per_participant": 1,
         "people_per_task": 1,
         "minutes_per_game": 60,
         "idle_minutes": 10,
-        "participants_per_address": players + ATTACKER_ENTRIES,
+        "participants_per_address": players + ATTACKER_ENTRIES + len(HOSTILE_ROLES),
         "consent": "You agree to take part in a load test.",
         "instructions": "Play the game you are given.",
-        "completion": {"code": COMPLETION_CODE},
+        "completion": {"code": COMPLETION_CODE, "incomplete_code": INCOMPLETE_CODE},
     }
+    return document, given
 
 
 # Measuring
@@ -369,7 +432,7 @@ class Participant:
         """Enter, consent and start; the play page's data, or None."""
         player = self.player
         await asyncio.sleep(max(0.0, start_at - time.monotonic()))
-        pid = f"load{player.number:04d}"
+        pid = f"{PLAYER_ID}{player.number:04d}"
         answer = await self.request("GET", f"/enter?PROLIFIC_PID={pid}&STUDY_ID=load&SESSION_ID=s{pid}")
         if answer is None or answer.status != 200 or not answer.path.startswith("/p/"):
             player.failures.append(f"enter: {answer and answer.status}")
@@ -455,7 +518,8 @@ class Participant:
             answer = await self.request("GET", f"/api/p/{player.secret}/saved")
             player.saved = answer is not None and answer.json().get("saved") is True
         answer = await self.request("GET", f"/p/{player.secret}")
-        player.finished_page = answer is not None and COMPLETION_CODE in answer.text
+        code = COMPLETION_CODE if player.over_by_itself else INCOMPLETE_CODE
+        player.finished_page = answer is not None and code in answer.text
 
 
 def acting(view: dict[str, Any]) -> bool:
@@ -525,6 +589,17 @@ class Attack:
     outcomes: Counter[str] = field(default_factory=Counter)  # "what: status" -> requests
     server_errors: list[str] = field(default_factory=list)
     requests: int = 0
+    games_started: int = 0  # the attacker's own games (HOSTILE_ROLES) started
+    reloads: list[float] = field(default_factory=list)  # seconds per reload of the huge-log game's play page
+    page_bytes: int = 0  # the size of that page at its last reload
+    skipped: list[str] = field(default_factory=list)  # the moves of its games left out (MOVES)
+    burst_calls: int = 0  # calls in each burst of the connection cap
+    burst_answered: list[int] = field(default_factory=list)  # calls answered 200 in each of its bursts
+    burst_seconds: list[float] = field(default_factory=list)  # how long each burst took, the last answer in
+    test_frames: int = 0  # frames of the masked-frame test the slider reached (0: not reached)
+    slider: list[float] = field(default_factory=list)  # seconds per show_frame answered 200
+    slider_seconds: float = 0.0  # how long the slider slid
+    slid_wrong: int = 0  # show_frame answers whose view showed another frame than the one asked for
 
     def note(self, what: str, status: int | str) -> None:
         self.requests += 1
@@ -584,9 +659,19 @@ async def raw_request(port: int, head: bytes, body: list[bytes], pause: float = 
             await writer.wait_closed()
 
 
-async def attack(port: int, deadline: float, entered: list[str], taken_pid: str, hostile: str | None) -> Attack:
-    """Everything the attacker tries, as fast as the server answers, until the deadline."""
-    tally = Attack()
+async def attack(
+    port: int,
+    deadline: float,
+    entered: list[str],
+    taken_pid: str,
+    hostile: str | None,
+    gamers: list[str],
+    burst_calls: int,
+    skip: Sequence[str],
+) -> Attack:
+    """Everything the attacker tries, as fast as the server answers, until the deadline; its own games (``gamers``)
+    too."""
+    tally = Attack(burst_calls=burst_calls, skipped=list(skip))
     rng = random.Random(7)
     browser = Browser(port)
     entries = len(entered)
@@ -703,10 +788,198 @@ async def attack(port: int, deadline: float, entered: list[str], taken_pid: str,
 
     steps = [forbidden, guessed, enter, entered_before, bad_ids, in_game]
     try:
-        await asyncio.gather(lane(steps), raw_lane(), *(slow_lane() for _ in range(SLOW_CONNECTIONS)))
+        await asyncio.gather(
+            lane(steps),
+            raw_lane(),
+            *(slow_lane() for _ in range(SLOW_CONNECTIONS)),
+            hostile_games(port, deadline, gamers, burst_calls, skip, tally),
+        )
     finally:
         await browser.close()
     return tally
+
+
+async def asked(browser: Browser, tally: Attack, what: str, method: str, path: str, body: Any = None) -> Answer | None:
+    """The answer to a request in one of the attacker's own games (``body``: bytes as they are, else as JSON),
+    noted in ``tally``; None when the connection failed."""
+    raw = body if isinstance(body, bytes) else None
+    try:
+        answer = await browser.request(
+            method, path, raw, json=None if raw is not None else body, content_type="application/json" if raw else None
+        )
+    except ClientError as err:
+        tally.note(what, str(err).split()[0])
+        return None
+    tally.note(what, answer.status)
+    return answer
+
+
+async def burst(port: int, request: bytes, count: int) -> list[int | str]:
+    """``request`` sent ``count`` times at once, each on a connection of its own opened before any is sent: the
+    status of each answer, or how its connection ended without one."""
+    opened = 0
+    all_open = asyncio.Event()
+
+    def one_more() -> None:
+        nonlocal opened
+        opened += 1
+        if opened == count:
+            all_open.set()
+
+    async def one() -> int | str:
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), TIMEOUT)
+        except (OSError, TimeoutError) as err:
+            one_more()
+            return f"no connection ({type(err).__name__})"
+        one_more()
+        try:
+            await all_open.wait()
+            writer.write(request)
+            await writer.drain()
+            status, _, _ = await asyncio.wait_for(read_answer(reader), TIMEOUT)
+            return status
+        except TimeoutError:
+            return "no answer"
+        except (OSError, asyncio.IncompleteReadError, ValueError) as err:
+            return f"closed ({type(err).__name__})"
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+async def hostile_games(
+    port: int, deadline: float, gamers: list[str], burst_calls: int, skip: Sequence[str], tally: Attack
+) -> None:
+    """The attacker's own games (:data:`HOSTILE_ROLES`, one participant each, in ``gamers``' order), started once
+    every player has started, attacked until the deadline (but for the moves in ``skip``: :data:`MOVES`), then
+    ended."""
+    browsers: list[Browser] = []
+
+    def browser() -> Browser:
+        browsers.append(Browser(port))
+        return browsers[-1]
+
+    async def huge_log(secret: str) -> None:
+        """N3: calls with a 1 MB action (refused, 422) and with the longest action under the cap (taken, refused
+        by the game, logged), one after the other; the game's own play page, with its whole log, reloaded as fast
+        as it comes."""
+        api = f"/api/p/{secret}/call"
+        huge = orjson.dumps({"tool": "act", "args": {"action": "x" * HUGE_ACTION}})
+        longest = orjson.dumps({"tool": "act", "args": {"action": "y" * LONG_ACTION}})
+        caller, reloader = browser(), browser()
+
+        async def calls() -> None:
+            while time.monotonic() < deadline:
+                await asked(caller, tally, "N3 call with a 1 MB action", "POST", api, huge)
+                await asked(caller, tally, f"N3 call with a {LONG_ACTION:,}-character action", "POST", api, longest)
+
+        async def reloads() -> None:
+            while time.monotonic() < deadline:
+                sent = time.monotonic()
+                answer = await asked(reloader, tally, "N3 reload of its own play page", "GET", f"/p/{secret}")
+                if answer is not None and answer.status == 200:
+                    tally.reloads.append(time.monotonic() - sent)
+                    tally.page_bytes = len(answer.body)
+
+        await asyncio.gather(
+            *(move() for move, name in ((calls, "huge-log"), (reloads, "reloads")) if name not in skip)
+        )
+
+    async def connection_cap(secret: str) -> None:
+        """N5: bursts of ``burst_calls`` frame calls at once, each on a connection of its own: beyond two in
+        flight the server answers 429."""
+        body = orjson.dumps({"tool": "act", "args": {"action": "noop"}})
+        head = (
+            f"POST /api/p/{secret}/call HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        while time.monotonic() < deadline - BURST_PAUSE:
+            sent = time.monotonic()
+            outcomes = await burst(port, head.encode() + body, burst_calls)
+            tally.burst_seconds.append(time.monotonic() - sent)
+            for outcome in outcomes:
+                tally.note(f"N5 one of {burst_calls} calls at once", outcome)
+            tally.burst_answered.append(sum(outcome == 200 for outcome in outcomes))
+            await asyncio.sleep(BURST_PAUSE)
+
+    async def slider(secret: str) -> None:
+        """N11: the world driven to its test (``go_to_test``), the masked-frame test's, then ``show_frame`` over
+        every frame and back, as fast as the server answers, two calls in flight (the most it answers at once)."""
+        api = f"/api/p/{secret}/call"
+        own = browser()
+        to_test = {"tool": "go_to_test", "args": {}}
+        answer = await asked(own, tally, "N11 go_to_test", "POST", api, to_test)
+        while answer is None or answer.status in (429, 503):  # tried again, as a script would
+            if time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.5)
+            answer = await asked(own, tally, "N11 go_to_test", "POST", api, to_test)
+        view = answer.json().get("view") or {} if answer.status == 200 else {}
+        if view.get("test") != "mfp":
+            tally.note("N11 the masked-frame test not reached", str(view.get("test")))
+            return
+        tally.test_frames = int(view["frames"])
+        there_and_back = [*range(tally.test_frames), *range(tally.test_frames - 2, 0, -1)]
+        indexes = itertools.cycle(there_and_back)
+
+        async def slide(own: Browser) -> None:
+            while time.monotonic() < deadline:
+                index = next(indexes)
+                sent = time.monotonic()
+                call = {"tool": "show_frame", "args": {"index": index}}
+                answer = await asked(own, tally, "N11 show_frame", "POST", api, call)
+                if answer is not None and answer.status == 200:
+                    tally.slider.append(time.monotonic() - sent)
+                    tally.slid_wrong += (answer.json().get("view") or {}).get("frame_number") != index
+
+        began = time.monotonic()
+        await asyncio.gather(slide(browser()), slide(browser()))
+        tally.slider_seconds = time.monotonic() - began
+
+    try:
+        for secret in gamers:
+            answer = await asked(browser(), tally, "start its own game", "POST", f"/p/{secret}/start")
+            tally.games_started += answer is not None and "tools-data" in page_data(answer.text)
+        roles = ((huge_log, "huge-log"), (connection_cap, "connection-cap"), (slider, "slider"))
+        await asyncio.gather(
+            *(
+                role(secret)
+                for (role, name), secret in zip(roles, gamers, strict=True)
+                if name not in skip or name == "huge-log"
+            )
+        )
+        for secret in gamers:
+            await asked(browser(), tally, "end its own game", "POST", f"/api/p/{secret}/end", {})
+    finally:
+        for each in browsers:
+            await each.close()
+
+
+async def enter_gamers(port: int, count: int) -> list[str]:
+    """The attacker's participants who get games of their own (:data:`HOSTILE_ROLES`), entered and consenting one
+    after another before anyone else enters: their secrets, in order (participants 1, 2, 3...)."""
+    browser = Browser(port)
+    gamers = []
+    try:
+        for number in range(1, count + 1):
+            query = f"PROLIFIC_PID={HOSTILE_ID}{number:04d}&STUDY_ID=load&SESSION_ID=h{number}"
+            answer = await browser.request("GET", f"/enter?{query}", follow=False)
+            location = answer.headers.get("location", "")
+            if answer.status != 303 or not location.startswith("/p/"):
+                raise SystemExit(f"the attacker's participant {number} was not let in: {answer.status} {answer.text}")
+            secret = location.split("/")[2]
+            answer = await browser.request("POST", f"/p/{secret}/consent", follow=False)
+            if answer.status != 303:
+                raise SystemExit(f"the attacker's participant {number} could not consent: {answer.status}")
+            gamers.append(secret)
+            browser.cookies.clear()
+    finally:
+        await browser.close()
+    return gamers
 
 
 async def enter_early(port: int, count: int, tally: Attack) -> list[str]:
@@ -740,6 +1013,9 @@ def attacker_process(
     started: "Synchronized[int]",
     secrets_in: "Queue[tuple[str, str]]",
     results: "Queue[tuple[str, Any]]",
+    gamers: list[str],
+    burst_calls: int,
+    skip: list[str],
 ) -> None:
     tally = Attack()
     time.sleep(max(0.0, start_at - time.monotonic()))
@@ -750,11 +1026,11 @@ def attacker_process(
     with contextlib.suppress(Exception):
         hostile = secrets_in.get(timeout=1)[1]
     began = time.monotonic()
-    attacked = asyncio.run(attack(port, deadline, entered, "load0000", hostile))
-    tally.outcomes.update(attacked.outcomes)
-    tally.requests += attacked.requests
-    tally.server_errors += attacked.server_errors
-    outcomes = {**vars(tally), "outcomes": dict(tally.outcomes)}
+    attacked = asyncio.run(attack(port, deadline, entered, f"{PLAYER_ID}0000", hostile, gamers, burst_calls, skip))
+    attacked.outcomes.update(tally.outcomes)
+    attacked.requests += tally.requests
+    attacked.server_errors += tally.server_errors
+    outcomes = {**vars(attacked), "outcomes": dict(attacked.outcomes)}
     results.put(("attack", (outcomes, time.monotonic() - began, hostile is not None)))
 
 
@@ -804,38 +1080,104 @@ class Written:
 
     episodes: Counter[str]  # suite -> episode files
     records: int
-    consented: int
-    played_and_written: int  # consented records whose one game is played and its file written
+    consented: int  # players' records (PLAYER_ID) that consented
+    played_and_written: int  # of those, the ones whose one game is played and its file written
+    hostile_written: int  # the attacker's gamers (HOSTILE_ID) whose one game is played and its file written
+    hostile_slots: list[int]  # the slots they were given, in the order they entered
     per_slot: Counter[int]  # slot -> participants assigned
     endings: Counter[str]
-    server_intervals: list[list[float]]  # per frame-rate game, the intervals the server wrote
+    server_intervals: list[list[float]]  # per player's frame-rate game, the intervals the server wrote
 
 
 def read_study(folder: Path) -> Written:
     episodes: Counter[str] = Counter()
-    files: dict[str, Path] = {}
-    intervals: list[list[float]] = []
+    files: set[str] = set()
+    intervals: dict[str, list[float]] = {}
     for suite_dir in sorted(path for path in folder.iterdir() if (path / "episodes").is_dir()):
         for path in (suite_dir / "episodes").glob("*.json"):
             episodes[suite_dir.name] += 1
-            files[path.name] = path
+            files.add(path.name)
         for path in (suite_dir / "runtime").glob("*.json"):
-            runtime = json.loads(path.read_text())
-            if runtime.get("frame_intervals_s"):
-                intervals.append(runtime["frame_intervals_s"])
+            intervals[path.name] = json.loads(path.read_text()).get("frame_intervals_s") or []
     records = [json.loads(path.read_text()) for path in sorted((folder / "participants").glob("*.json"))]
+
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [record for record in records if record["platform_ids"].get("PROLIFIC_PID", "").startswith(kind)]
+
+    def good(record: dict[str, Any]) -> bool:
+        played = record["played"]
+        return len(played) == len(record["assigned"]) == 1 and played[0]["episode"] in files
+
+    players, gamers = of(PLAYER_ID), of(HOSTILE_ID)
     per_slot: Counter[int] = Counter(slot for record in records for slot in record["assigned"])
-    consented = [record for record in records if record["consented"]]
-    good = sum(
-        len(record["played"]) == len(record["assigned"]) == 1 and record["played"][0]["episode"] in files
-        for record in consented
-    )
+    consented = [record for record in players if record["consented"]]
     endings = Counter(played["ending"] for record in records for played in record["played"])
-    return Written(episodes, len(records), len(consented), good, per_slot, endings, intervals)
+    played = [game["episode"] for record in players for game in record["played"]]
+    return Written(
+        episodes,
+        len(records),
+        len(consented),
+        sum(map(good, consented)),
+        sum(map(good, gamers)),
+        [slot for record in gamers for slot in record["assigned"]],  # in the order they entered
+        per_slot,
+        endings,
+        [intervals[name] for name in played if intervals.get(name)],
+    )
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
+
+
+def report_hostile(tally: "Attack", written: Written, hostile_slots: list[int]) -> list[str]:
+    """Print what the attacker's own games met (N3, N5, N11); return the targets missed."""
+    missed: list[str] = []
+
+    def statuses(prefix: str) -> dict[str, int]:
+        found = Counter({what.rsplit(": ", 1)[1]: n for what, n in tally.outcomes.items() if what.startswith(prefix)})
+        return dict(sorted(found.items()))
+
+    given = "on its own tasks" if written.hostile_slots == hostile_slots else "NOT on its own tasks"
+    print(
+        f"attacker's games: {tally.games_started} of {len(HOSTILE_ROLES)} started ({given}), "
+        f"{written.hostile_written} written"
+    )
+    if tally.games_started != len(HOSTILE_ROLES) or written.hostile_written != len(HOSTILE_ROLES):
+        missed.append("the attacker's games were not all started and written")
+    if written.hostile_slots != hostile_slots:
+        missed.append(f"the attacker was given slots {written.hostile_slots}, not {hostile_slots}")
+    left_out = tally.skipped
+    if left_out:
+        print(f"  left out (--skip): {', '.join(left_out)}")
+    huge = statuses("N3 call with a 1 MB")
+    print(
+        f"  N3 huge log: calls with a 1 MB action {huge}; with a {LONG_ACTION:,}-character action "
+        f"{statuses('N3 call with a ' + format(LONG_ACTION, ','))}; its play page reloaded {len(tally.reloads)} times, "
+        f"p50 {ms(quantile(tally.reloads, 0.5))}, p95 {ms(quantile(tally.reloads, 0.95))}, "
+        f"max {ms(max(tally.reloads, default=0))}, {tally.page_bytes / 1e6:.1f} MB at the last"
+    )
+    if "huge-log" not in left_out and set(huge) != {"422"}:
+        missed.append("the calls with a 1 MB action were not all refused with 422")
+    capped = statuses("N5 ")
+    print(
+        f"  N5 connection cap: {len(tally.burst_answered)} bursts of {tally.burst_calls} calls at once {capped}; "
+        f"a burst took p50 {quantile(tally.burst_seconds, 0.5):.1f} s, max {max(tally.burst_seconds, default=0):.1f} s "
+        f"(connections opened, calls answered), and had at most {max(tally.burst_answered, default=0)} answered 200 "
+        "(a game's frames come one a period: two in flight at a time)"
+    )
+    if "connection-cap" not in left_out and (not capped.get("429") or set(capped) - {"200", "429"}):
+        missed.append("a burst's calls were not all answered 200 or 429")
+    slid = statuses("N11 show_frame")
+    rate = len(tally.slider) / tally.slider_seconds if tally.slider_seconds else 0.0
+    print(
+        f"  N11 masked-frame slider: the test's {tally.test_frames} frames; show_frame {slid}, {rate:.1f} a "
+        f"second, latency p50 {ms(quantile(tally.slider, 0.5))}, p95 {ms(quantile(tally.slider, 0.95))}, "
+        f"max {ms(max(tally.slider, default=0))}; {tally.slid_wrong} showed another frame than asked"
+    )
+    if "slider" not in left_out and (not tally.test_frames or set(slid) != {"200"} or tally.slid_wrong):
+        missed.append("the masked-frame slider was not answered with its frames")
+    return missed
 
 
 def report(
@@ -845,6 +1187,7 @@ def report(
     slots: int,
     wanted_autumn: int,
     wanted_turns: int,
+    hostile_slots: list[int],
     tracebacks: int,
     took: float,
     seconds: float,
@@ -933,10 +1276,17 @@ def report(
             f"{'' if hostile else ', no game of its own to call in'}; by outcome:"
         )
         for what, count in sorted(tally.outcomes.items()):
-            print(f"  {what:<44} {count}")
+            print(f"  {what:<52} {count}")
         unanswered = sum(n for what, n in tally.outcomes.items() if what.endswith(": no answer"))
         if unanswered:
             missed.append(f"{unanswered} of the attacker's requests kept a connection 30 s without an answer")
+        refusals: Counter[str] = Counter()
+        for what, count in tally.outcomes.items():
+            status = what.rsplit(": ", 1)[1]
+            if not status.isdigit() or int(status) >= 400:
+                refusals[status] += count
+        print(f"attacker's refusals by status: {dict(sorted(refusals.items()))}")
+        missed += report_hostile(tally, written, hostile_slots)
     errors_5xx = player_5xx + attack_5xx
     print(
         f"server errors: {errors_5xx} answers 5xx (players {player_5xx}, attacker {attack_5xx}); "
@@ -947,13 +1297,13 @@ def report(
     started = sum(p.started for p in players)
     files = sum(written.episodes.values())
     print(
-        f"games written: {files} episode files of {started} games started "
-        f"({', '.join(f'{n} {s}' for s, n in sorted(written.episodes.items()))}); participant records: "
-        f"{written.records} ({written.consented} consented, {written.played_and_written} with their game played and "
-        f"written); endings: {dict(written.endings)}"
+        f"games written: {files} episode files ({', '.join(f'{n} {s}' for s, n in sorted(written.episodes.items()))})"
+        f"; players' games: {written.played_and_written} of {started} started played and written "
+        f"({written.consented} players consented); the attacker's: {written.hostile_written} of "
+        f"{len(HOSTILE_ROLES)}; participant records: {written.records}; endings: {dict(written.endings)}"
     )
-    if not (files == started == written.played_and_written == written.consented):
-        missed.append("a game was not written")
+    if not (files == started + written.hostile_written and started == written.played_and_written == written.consented):
+        missed.append("a player's game was not written")
     one_each = len(written.per_slot) == slots and set(written.per_slot.values()) == {1}
     each = "one person each" if one_each else "NOT one person each"
     print(f"assignment: {len(written.per_slot)} of {slots} tasks given, {each}")
@@ -968,6 +1318,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0, help="how long the players play (default 120)")
     parser.add_argument("--players-autumn", type=int, default=60, help="frame-rate players (autumn)")
     parser.add_argument("--players-turns", type=int, default=40, help="turn players (crafting, redstone, petri)")
+    parser.add_argument(
+        "--burst", type=int, default=BURST_CALLS, help=f"calls of the attacker's bursts at once (default {BURST_CALLS})"
+    )
+    parser.add_argument(
+        "--skip",
+        action="append",
+        choices=MOVES,
+        default=[],
+        help="leave out a move of the attacker's games (to tell "
+        "which one harms the players): the huge-log game's calls or its reloads, the bursts, the slider",
+    )
     options = parser.parse_args()
     began = time.monotonic()
     total = options.players_autumn + options.players_turns
@@ -975,7 +1336,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="study-load-") as scratch:
         folder = Path(scratch)
         study_file = folder / "study.yaml"
-        document = study_document(options.players_autumn, options.players_turns)
+        document, hostile_slots = study_document(options.players_autumn, options.players_turns)
         study_file.write_text(yaml.safe_dump(document), encoding="utf-8")
         slots = sum(len(block["tasks"]) for block in document["games"])
         port = free_port()
@@ -990,6 +1351,7 @@ def main() -> None:
         served_from = time.monotonic()
         try:
             wait_for_port(port, server)
+            gamers = asyncio.run(enter_gamers(port, len(HOSTILE_ROLES)))  # first: participants 1, 2, 3
             results: Queue[tuple[str, Any]] = context.Queue()
             hostile: Queue[tuple[str, str]] = context.Queue()
             started = context.Value("i", 0)
@@ -1004,7 +1366,19 @@ def main() -> None:
                 processes.append(context.Process(target=players_process, args=args))
             processes.append(
                 context.Process(
-                    target=attacker_process, args=(port, total, load_start, deadline, started, hostile, results)
+                    target=attacker_process,
+                    args=(
+                        port,
+                        total,
+                        load_start,
+                        deadline,
+                        started,
+                        hostile,
+                        results,
+                        gamers,
+                        options.burst,
+                        options.skip,
+                    ),
                 )
             )
             for process in processes:
@@ -1046,6 +1420,7 @@ def main() -> None:
             slots,
             options.players_autumn,
             options.players_turns,
+            hostile_slots,
             tracebacks,
             time.monotonic() - began,
             options.seconds,
