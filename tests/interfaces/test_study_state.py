@@ -224,3 +224,20 @@ def test_a_database_that_cannot_be_written_answers_503_with_a_clear_page_and_los
         assert first.post(f"/p/{first.secret}/consent")[0] == 200
         assert Participant(root).enter("after001")[0] == 200
     assert [r.platform_ids["PROLIFIC_PID"] for r in reopen(tmp_path).participants()] == ["before01", "after001"]
+
+
+def test_a_participant_reloading_their_page_in_a_loop_is_slowed(tmp_path, monkeypatch):
+    # N3: reloading one's own play page as fast as the server answered took the server's time from every player
+    monkeypatch.setattr(games, "PAGE_BURST", 5)  # entering, consenting and starting load it 3 times
+    monkeypatch.setattr(games, "PAGES_PER_SECOND", 4.0)
+    with study_server(write_study(tmp_path), tmp_path / "study") as (root, _study):
+        person, other = Participant(root), Participant(root)
+        person.begin("reloader")
+        other.begin("bystander")
+        statuses = [person.open(f"/p/{person.secret}")[0] for _ in range(4)]
+        assert statuses[:2] == [200, 200] and statuses[-1] == 429
+        assert "loaded too often" in person.open(f"/p/{person.secret}")[1]
+        assert other.open(f"/p/{other.secret}")[0] == 200  # one participant's loop slows nobody else's pages
+        time.sleep(0.3)
+        assert person.open(f"/p/{person.secret}")[0] == 200  # and a moment later, their own page is back
+        assert person.call("probe", {"n": 1})[0] == 200  # their calls were never limited by it

@@ -60,6 +60,8 @@ MAX_GAME_ARGS_BYTES = 1024 * 1024  # what a game's calls may carry in all
 CALLS_IN_FLIGHT = 2  # a game's calls answered at once (a page sends one at a time)
 PAGE_STEPS = 200  # a play page shows the game's last steps, this many at most ...
 PAGE_LOG_BYTES = 256 * 1024  # ... and this many bytes of them as JSON at most (the last step always)
+PAGE_BURST = 20  # a participant's page loads in a row, then ...
+PAGES_PER_SECOND = 1.0  # ... this many a second (a reload loop rendered 70 pages a second, each holding the GIL)
 FREE_SPACE_FLOOR = 128 * 1024 * 1024  # bytes free on the games' disk below which no new game starts
 # While games at a frame rate run, the heap is kept frozen (CollectorFreezer) until this many games ended, or for
 # this long at most; then it is collected whole
@@ -135,6 +137,27 @@ class BrowserGame:
         return time.monotonic() - self.started
 
 
+class PageRate:
+    """How often each key (a participant) may load a page: a bucket of :data:`PAGE_BURST` loads that refills at
+    :data:`PAGES_PER_SECOND`. A person reloads now and then; a script reloading its own page as fast as the server
+    answers would take the server's time from every player."""
+
+    def __init__(self) -> None:
+        self._buckets: dict[str, tuple[float, float]] = {}  # key -> (loads in hand, when counted)
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        """Whether ``key`` may load a page now (and count it)."""
+        now = time.monotonic()
+        with self._lock:
+            loads, then = self._buckets.get(key, (PAGE_BURST, now))
+            loads = min(PAGE_BURST, loads + (now - then) * PAGES_PER_SECOND)
+            if loads < 1:
+                return False
+            self._buckets[key] = (loads - 1, now)
+            return True
+
+
 class GameServer:
     """The games in progress of one app, by key, written under ``out/SUITE`` (one recorder host per suite and
     task set). ``idle_seconds``: a game nobody asked about for this long is written as abandoned, and an ended
@@ -167,6 +190,7 @@ class GameServer:
         self._starting: dict[str, threading.Lock] = {}  # held while a key's game starts or is booked
         self._kept_journals: list[BrowserGame] = []  # of ended games whose episode is not written yet
         self._collector = CollectorFreezer(FROZEN_GAMES, FROZEN_SECONDS)
+        self.pages = PageRate()
         self._lock = threading.Lock()
 
     def host(self, suite: str, split: str) -> ExternalEpisodes:

@@ -36,8 +36,7 @@ class BoundedHeads(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)  # adds it to self.connections
         if len(self.connections) > MAX_CONNECTIONS:
-            self.limit_concurrency = 0  # uvicorn answers this connection's request 503, and closes it
-            self.logger.warning("More than %d connections: a new one is refused.", MAX_CONNECTIONS)
+            self.limit_concurrency = 0  # uvicorn answers this connection's request 503 (and says so), and closes it
         self._await_head()
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -159,6 +159,8 @@ def participant_routes(games: StudyGames, page: Page) -> APIRouter:
     @router.get("/p/{secret}", response_class=HTMLResponse)
     def participant_page(request: Request, secret: str) -> Response:
         record = participant(secret)
+        if not games.server.pages.allow(str(record.number)):
+            raise HTTPException(429, "this page was loaded too often: wait a few seconds, then load it again")
         game = games.running(record.number)
         if not record.consented:
             return page(request, "study_consent.html", study=study.file, secret=secret)
