@@ -6,14 +6,16 @@
 - :func:`episodes_of_log`: the discogym episodes of an Inspect log of discogym tasks, for ``discogym report``.
   Scores are not read from the log: each sample's tool calls are played again in a fresh environment (the
   sample's task, condition and repeat) and scored by the suite, and a result that differs from the log's is an
-  error, so the verdict comes from the logged calls alone.
+  error, so the verdict comes from the logged calls alone. The log is read one sample at a time, within the
+  bounds of :mod:`discogym.interfaces.inspect.log_entries`.
 """
 
 import json
-import zipfile
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
+from zipfile import ZipInfo
 
 from inspect_ai.event import CompactionEvent, Event, InfoEvent
 from inspect_ai.log import (
@@ -26,7 +28,6 @@ from inspect_ai.log import (
     EvalScore,
     EvalSpec,
     EvalStats,
-    read_eval_log,
     write_eval_log,
 )
 from inspect_ai.model import (
@@ -45,15 +46,10 @@ from scipy import stats
 from discogym.core import Episode, Termination, UserError
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.episodes import PROVIDER, SCORER, STORED_TERMINATION, replay_sample
+from discogym.interfaces.inspect.log_entries import HEADERS, check_log_archive, is_sample, read_json_entry, validated
 from discogym.llm.prompts import SYSTEM_PROMPT
 
 NO_DATE = "1970-01-01T00:00:00+00:00"  # a run whose sidecars are gone: the export's date must not be today's
-# Bounds on a log read for a report, checked in the zip's directory before Inspect reads it. The directory's
-# sizes bound what is decompressed: Inspect reads with Python's zipfile, which never inflates an entry past
-# its declared size (a lying size ends in a CRC error, not in more bytes).
-MAX_LOG_ENTRIES = 50_000
-MAX_LOG_ENTRY_BYTES = 128 * 2**20
-MAX_LOG_BYTES = 1024 * 2**20
 
 
 def export_run(run_dir: Path, out: Path) -> list[Path]:
@@ -173,36 +169,33 @@ def _sample(episode: Episode, created: str) -> EvalSample:
 
 
 def episodes_of_log(path: Path) -> list[Episode]:
-    """The discogym episodes of an Inspect log of discogym tasks, replayed from its tool calls and scored."""
-    check_log_archive(path)
-    try:
-        log = read_eval_log(str(path))
-    except Exception as err:  # Inspect's readers raise many kinds
-        raise UserError(f"{path} is not an Inspect log: {err}") from None
-    return [_replay(sample, log.eval.model, path) for sample in log.samples or []]
+    """The discogym episodes of an Inspect log of discogym tasks, replayed from its tool calls and scored, in the
+    order Inspect reads its samples. The samples are read one at a time, each dropped once replayed, so reading
+    takes the memory of one sample, never the log's (bounded in :mod:`discogym.interfaces.inspect.log_entries`)."""
+    entries = check_log_archive(path)
+    with path.open("rb") as file:
+        model = _model_of(file, entries, path)
+        replayed = [_replayed(file, entry, model, path) for name, entry in entries.items() if is_sample(name)]
+    return [episode for _, episode in sorted(replayed, key=lambda pair: pair[0])]
 
 
-def check_log_archive(path: Path) -> None:
-    """Raise a UserError when the log (a zip file) is not one, or holds more entries or decompresses to more
-    bytes, per entry or in all, than :data:`MAX_LOG_ENTRIES`, :data:`MAX_LOG_ENTRY_BYTES` and
-    :data:`MAX_LOG_BYTES` allow; read from the zip's directory, nothing decompressed."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            entries = archive.infolist()
-    except (zipfile.BadZipFile, OSError) as err:
-        raise UserError(f"{path} is not an Inspect log: {err}") from None
-    refused = f"{path} is refused unread: it"
-    if len(entries) > MAX_LOG_ENTRIES:
-        raise UserError(f"{refused} holds {len(entries):,} entries, more than the {MAX_LOG_ENTRIES:,} allowed")
-    for entry in entries:
-        if entry.file_size > MAX_LOG_ENTRY_BYTES:
-            raise UserError(
-                f"{refused}s entry {entry.filename!r} decompresses to {entry.file_size:,} bytes, more than the "
-                f"{MAX_LOG_ENTRY_BYTES:,} allowed"
-            )
-    total = sum(entry.file_size for entry in entries)
-    if total > MAX_LOG_BYTES:
-        raise UserError(f"{refused} decompresses to {total:,} bytes, more than the {MAX_LOG_BYTES:,} allowed")
+def _model_of(file: BinaryIO, entries: dict[str, ZipInfo], path: Path) -> str:
+    """The model the log's samples were played with: its header's eval spec (a finished log's header.json, an
+    unfinished one's journal start), the one part of the header a report needs."""
+    name = next((name for name in HEADERS if name in entries), None)
+    if name is None:
+        raise UserError(f"{path} is not an Inspect log: it holds no {' or '.join(HEADERS)}")
+    document = read_json_entry(file, entries[name], path)
+    spec = document.get("eval") if isinstance(document, dict) else None
+    return validated(EvalSpec, spec, f"{path} entry {name!r} eval").model
+
+
+def _replayed(file: BinaryIO, entry: ZipInfo, model: str, path: Path) -> tuple[tuple[int, str], Episode]:
+    """The episode of one sample entry, and where Inspect puts the sample in order (by epoch, then id, a number
+    id padded so that numbers sort as numbers); the sample itself is dropped on return."""
+    sample = validated(EvalSample, read_json_entry(file, entry, path), f"{path} entry {entry.filename!r}")
+    order = (sample.epoch, sample.id if isinstance(sample.id, str) else str(sample.id).zfill(20))
+    return order, _replay(sample, model, path)
 
 
 def _replay(sample: EvalSample, model: str, path: Path) -> Episode:
