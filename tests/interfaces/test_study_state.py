@@ -165,6 +165,7 @@ def test_a_killed_server_restores_its_games_and_counts_their_attempts(tmp_path):
             person.begin(pid)
             for n in (1, 2, 3):
                 assert person.call("probe", {"n": n})[0] == 200
+        time.sleep(1.5)  # the journals are written out every second: a kill loses at most the last second's calls
         server.send_signal(signal.SIGKILL)
         server.wait(timeout=30)
     assert not RunDir(tmp_path / "study" / "toy").episode_paths()  # nothing written: it was killed

@@ -1363,7 +1363,7 @@ def serve(
     try:
         uvicorn.Server(uvicorn.Config(web_app, log_level="warning", **SERVER_LIMITS)).run(sockets=[listener])
     except KeyboardInterrupt:
-        fail(f"interrupted; games in progress were written to {where} as abandoned", EXIT_INTERRUPTED)
+        fail(f"interrupted; games in progress were written to {where} as server_stopped", EXIT_INTERRUPTED)
     if getattr(web_app.state, "unsaved", []):  # the app named them as it stopped
         raise typer.Exit(1)
 

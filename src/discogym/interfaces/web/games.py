@@ -389,8 +389,9 @@ class GameServer:
                     self.end(game, Termination.ABANDONED, "idle")
                     self._forget(game)
                 elif game.journal is not None and not game.booked:
-                    with game.lock:
-                        game.journal.sync()
+                    with game.lock:  # no call appends meanwhile
+                        game.journal.flush()
+                    game.journal.sync()  # outside the lock: a frame never waits for the disk
         for host in hosts:
             host.retry_unsaved()
         self._drop_saved_journals()

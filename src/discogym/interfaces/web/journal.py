@@ -1,16 +1,20 @@
 """A game's journal: its calls, appended to a file as they happen, so that a server killed in the middle of a game
 (SIGKILL, a power cut) can play them again into a fresh session on restart and go on from where the game was.
 
-One JSON line per call (``{"tool": ..., "args": ...}``) after a first line that says which game it is. Each line is
-handed to the operating system as it is written (a killed process loses nothing written), and the watcher syncs the
-journals to disk every second (:meth:`Journal.sync`), so a power cut loses at most the last second of calls. A
-line cut short by the crash is left out when the journal is read.
+One JSON line per call (``{"tool": ..., "args": ...}``) after a first line that says which game it is. The lines are
+buffered, and the watcher hands them to the operating system and syncs them to disk every second
+(:meth:`Journal.flush`, :meth:`Journal.sync`), so a killed server or a power cut loses at most the last second of
+calls (writing each call through at once took 9% of a busy study server's time). A line cut short by the crash is
+left out when the journal is read.
 """
 
+import contextlib
 import json
 import os
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 JOURNAL_DIR = "journal"  # in the study folder: one GAME.jsonl per game running
 
@@ -22,32 +26,48 @@ class Journal:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not path.exists()
-        self._file = path.open("a", encoding="utf-8")
-        self._dirty = False
+        self._file = path.open("ab")
+        self._flushed = True  # nothing waits in the buffer
+        self._synced = True  # nothing handed to the operating system waits to be put on the disk
         if fresh:
             self._append(header)
+            self.flush()
 
     def _append(self, line: dict[str, Any]) -> None:
-        self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
-        self._file.flush()
-        self._dirty = True
+        self._file.write(orjson.dumps(line) + b"\n")
+        self._flushed = False
 
     def record(self, tool: str, args: dict[str, Any]) -> None:
-        """Append one call the game was given."""
+        """Append one call the game was given (to the buffer: :meth:`flush` writes it)."""
         self._append({"tool": tool, "args": args})
 
+    def flush(self) -> None:
+        """Hand the buffered lines to the operating system (a killed process loses nothing handed over); an
+        OSError (a full disk) leaves them for the next flush. Not to be called while another thread appends."""
+        if self._flushed or self._file.closed:
+            return
+        try:
+            self._file.flush()
+        except OSError:
+            return
+        self._flushed, self._synced = True, False
+
     def sync(self) -> None:
-        """Put what was appended since the last sync on the disk (an OSError is left for the next sync)."""
-        if self._dirty and not self._file.closed:
-            try:
-                os.fsync(self._file.fileno())
-            except OSError:
-                return
-            self._dirty = False
+        """Put what was flushed on the disk (safe beside appends in another thread; an OSError is left for the
+        next sync)."""
+        if self._synced or self._file.closed:
+            return
+        try:
+            os.fsync(self._file.fileno())
+        except (OSError, ValueError):  # ValueError: closed meanwhile
+            return
+        self._synced = True
 
     def close(self, keep: bool = False) -> None:
-        """Close the journal, and delete it unless ``keep`` (its game's episode is not written yet)."""
-        self._file.close()
+        """Close the journal (what it holds written out), and delete it unless ``keep`` (its game's episode is not
+        written yet)."""
+        with contextlib.suppress(OSError):
+            self._file.close()
         if not keep:
             self.path.unlink(missing_ok=True)
 

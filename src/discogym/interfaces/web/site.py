@@ -41,7 +41,11 @@ def web_app(
     """A web app answering requests for ``hosts`` and the function that renders its pages (with ``page_context``
     and the template ``filters``). ``inner`` adds the middleware that runs inside the guard's checks; ``shown``
     turns a refusal's detail into the message shown."""
-    app = FastAPI(title=title, version=__version__, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    # FastAPI's OpenTelemetry off: its spans would carry a participant's secret (their page's address) to whatever
+    # collector the environment names, and its check of the providers took 2% of a busy study server
+    off = {"tracing": False, "metrics": False, "logs": False}
+    docs = {"docs_url": None, "redoc_url": None, "openapi_url": None}
+    app = FastAPI(title=title, version=__version__, lifespan=lifespan, telemetry=off, **docs)  # type: ignore[arg-type]
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.filters.update(filters or {})
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
