@@ -242,3 +242,22 @@ def test_a_participant_reloading_their_page_in_a_loop_is_slowed(tmp_path, monkey
         time.sleep(0.3)
         assert person.open(f"/p/{person.secret}")[0] == 200  # and a moment later, their own page is back
         assert person.call("probe", {"n": 1})[0] == 200  # their calls were never limited by it
+
+
+def test_a_game_whose_last_journaled_call_ended_it_is_booked_on_restart(tmp_path):
+    # killed between a game's last call and its booking: the restart plays the journal, the game ends, and is booked
+    study = open_study(tmp_path)
+    record, _secret = study.enter({"id": "lastcall"}, "10.3.0.1")
+    study.consent(record)
+    slot = study.slots[study.begin(record.number, "g-last")]
+    digit = next(int(t.ground_truth["digit"]) for t in toy.tasks(slot.split) if t.id == slot.task)
+    journal = tmp_path / "study" / "journal" / "g-last.jsonl"
+    journal.parent.mkdir(parents=True)
+    calls = [{"tool": "probe", "args": {"n": 4}}, {"tool": "submit", "args": {"n": digit}}]
+    journal.write_text("".join(json.dumps(line) + "\n" for line in [{"game_id": "g-last"}, *calls]))
+    with serving_app(create_study_app(study)) as root:
+        assert Participant(root).open("/")[0] == 200  # the server started: restoring it did not hang
+    (attempt,) = reopen(tmp_path).participant(record.number).attempts  # type: ignore[union-attr]
+    assert attempt.ending == "submitted" and attempt.completed and not journal.exists()
+    (episode,) = RunDir(tmp_path / "study" / "toy").iter_episodes()
+    assert [e.call.tool for e in episode.events] == ["probe", "submit"] and episode.score.success

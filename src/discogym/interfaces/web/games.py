@@ -236,8 +236,7 @@ class GameServer:
         session.keep_views = True
         journal = None
         if self.journals is not None:
-            header = {"game": spec.game_id, "participant": spec.participant, **spec._asdict()}
-            journal = Journal(self.journals / f"{spec.game_id}.jsonl", header)
+            journal = Journal(self.journals / f"{spec.game_id}.jsonl", spec._asdict())
         now = time.monotonic()
         game = BrowserGame(key, spec, session, host, spec.condition or "", "", now, now, journal)
         game.args_bytes = sum(len(orjson.dumps(args)) for _, args in calls)
@@ -254,8 +253,9 @@ class GameServer:
             game.pace = FramePace.of_view(session.last_view)
         with self._lock:
             self._games[key] = game
-        if not session.playing:  # a restored game whose last call ended it
-            self._finish(game)
+        if not session.playing:  # a restored game whose last call ended it (the key's start lock is held here)
+            game.booked = True
+            self._book(game)
         return game
 
     # Calls
