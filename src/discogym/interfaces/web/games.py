@@ -254,7 +254,6 @@ class GameServer:
         with self._lock:
             self._games[key] = game
         if not session.playing:  # a restored game whose last call ended it (the key's start lock is held here)
-            game.booked = True
             self._book(game)
         return game
 

@@ -118,6 +118,14 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client is not None else "-"
 
 
+def participant_of(study: Study, secret: str) -> ParticipantRecord:
+    """The participant whose secret is ``secret``, or 404."""
+    record = study.by_secret(secret)
+    if record is None:
+        raise HTTPException(404, "no such participant: open the study from your own link")
+    return record
+
+
 def participant_routes(games: StudyGames, page: Page) -> APIRouter:
     """A participant's pages: the entry link, consent, the page before each game, the game, the end."""
     router = APIRouter()
@@ -125,10 +133,7 @@ def participant_routes(games: StudyGames, page: Page) -> APIRouter:
     cookie = COOKIE_PREFIX + study.file.name
 
     def participant(secret: str) -> ParticipantRecord:
-        record = study.by_secret(secret)
-        if record is None:
-            raise HTTPException(404, "no such participant: open the study from your own link")
-        return record
+        return participant_of(study, secret)
 
     @router.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
@@ -221,8 +226,7 @@ def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "1
         study.release()
 
     def running(secret: str) -> BrowserGame:
-        if study.by_secret(secret) is None:
-            raise HTTPException(404, "no such participant: open the study from your own link")
+        participant_of(study, secret)
         game = games.by_secret(secret)
         if game is None:
             raise HTTPException(409, "no game is running: the game is over")
