@@ -15,8 +15,9 @@ the players end their games, the server is stopped with SIGTERM and the study fo
   answer that is not 200 (and counts as failing).
 - Turn players (crafting, redstone, petri) make a call that is valid in every task of their suite every 1.5 to
   2.5 s (think time): crafting ``search`` or ``think``, redstone ``get_block_state`` or ``scan_redstone_area``,
-  petri ``experiment`` or ``probe`` (a simulation each), until the deadline or until their game ends by itself
-  (crafting allows 30 steps, petri 40). A player who ended their game is shown the study's ``incomplete_code`` (no
+  petri ``experiment`` or ``probe`` with a candidate parameter moved off its control (a simulation each, in the
+  server's worker process), until the deadline or until their game ends by itself (crafting allows 30 steps,
+  petri 40). A player who ended their game is shown the study's ``incomplete_code`` (no
   test answered), one whose game ended by itself the completion code; each page is checked for its code.
 - The attacker's three gamers (``hostile0001`` to ``hostile0003``) enter and consent before anyone else, one after
   another, so the server's assignment gives them known slots, and the study's slots are ordered so that those are
@@ -24,8 +25,8 @@ the players end their games, the server is stopped with SIGTERM and the study fo
   the 100. Once every player has started, the gamers start their games and attack from inside them (the moves of
   issue 46's security review), until the deadline, then end them:
 
-  - N3, the huge log: calls with a 1 MB action (over the 16 KiB cap on a call's arguments: refused with 422,
-    before the game or its log), each followed by one with a 16,000-character action (under the cap: taken,
+  - N3, the huge log: calls with a 1 MB action (over the 16 KiB cap on a call's arguments: refused with 413,
+    before the body is read as JSON), each followed by one with a 16,000-character action (under the cap: taken,
     refused by the game and logged, the most a call can add to the log), while another connection reloads the
     game's own play page (/p/SECRET, which shows the last 256 KiB of the log) as fast as it comes;
   - N5, the connection cap: bursts of 600 frame calls (``--burst``) at once, each on a connection of its own, all
@@ -50,7 +51,7 @@ Targets (exit status 1 when one is missed): every frame-rate player keeps at lea
 interval; no 5xx answer to anyone and no traceback on the server's stderr; every player's game started is written
 (one episode file each, named in its participant's record; 100 of 100), and the attacker's 3 too, on its own 3
 tasks; the server exits cleanly; one participant per task; no player failing; no request of the attacker's kept
-without an answer or a close for 30 s; N3's 1 MB calls all answered 422; N5's calls all answered 200 or 429 (or
+without an answer or a close for 30 s; N3's 1 MB calls all answered 413; N5's calls all answered 200 or 429 (or
 refused at the connection cap); N11's
 slider answered 200 with the frame it asked for. The attacker's answers are printed by what it tried and by status
 (its refusals: 400, 403, 404, 408, 409, 413, 422, 429, ...). Timings depend on the machine: the server is one
@@ -63,6 +64,7 @@ process, so one core at most (its CPU time is printed).
 import argparse
 import asyncio
 import contextlib
+import html as htmllib
 import itertools
 import json
 import math
@@ -119,6 +121,7 @@ KEEP_ALIVE_REUSE = 4.0  # seconds a connection may stay idle and be used again (
 SLOW_CONNECTIONS = 4  # the attacker's connections that send part of a request, or nothing, and wait
 ARROWS = ("up", "down", "left", "right")
 SCRIPT = re.compile(r'<script id="([a-z-]+)" type="application/json">(.*?)</script>', re.S)
+BRIEF = re.compile(r'<pre id="brief">(.*?)</pre>', re.S)
 
 
 # The study
@@ -262,8 +265,28 @@ def suite_of(tools: list[dict[str, Any]]) -> str:
     return "unknown:" + ",".join(sorted(names))
 
 
-def turn_call(suite: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
-    """A call that is valid in every task of ``suite``."""
+def brief_of(html: str) -> str:
+    """The task's brief as the play page shows it."""
+    found = BRIEF.search(html)
+    return htmllib.unescape(found[1]) if found else ""
+
+
+def petri_change(brief: str, rng: random.Random) -> dict[str, float]:
+    """A person's experiment in a petri world: one of the candidate parameters moved off its control by up to 15%
+    (a simulation of its own: the server caches only the control and the hidden world); {} when the brief names
+    none. A value outside the parameter's range is refused by the game, which costs it little."""
+    control = re.search(r"^control config: (\{.*\})$", brief, re.M)
+    candidates = re.search(r"^the changed parameter is one of: (.*)$", brief, re.M)
+    if control is None or candidates is None:
+        return {}
+    values = json.loads(control[1])
+    name = rng.choice(candidates[1].split(", "))
+    value = values[name] * rng.uniform(0.85, 1.15)
+    return {name: round(value) if isinstance(values[name], int) else round(value, 4)}
+
+
+def turn_call(suite: str, rng: random.Random, brief: str) -> tuple[str, dict[str, Any]]:
+    """A call that is valid in every task of ``suite`` (``brief``: the task's)."""
     if suite == "crafting":
         if rng.random() < 0.5:
             return "search", {"item": rng.choice(["oak_planks", "stick", "crafting_table", "torch", "chest"])}
@@ -272,7 +295,9 @@ def turn_call(suite: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
         if rng.random() < 0.2:
             return "scan_redstone_area", {}
         return "get_block_state", {"x": rng.randint(-10, 10), "y": 4, "z": rng.randint(-10, 10)}
-    return ("experiment", {}) if rng.random() < 0.5 else ("probe", {})
+    if rng.random() < 0.5:
+        return "experiment", {"config_b": petri_change(brief, rng)}
+    return "probe", {"guess": petri_change(brief, rng)}
 
 
 @dataclass
@@ -453,6 +478,7 @@ class Participant:
             player.failures.append("start: no game page")
             return None
         player.started = True
+        data["brief"] = brief_of(answer.text)
         player.suite = suite_of(data["tools-data"])
         if player.suite != "autumn":
             secrets_out.put((player.suite, player.secret))
@@ -488,15 +514,15 @@ class Participant:
             await asyncio.sleep(tick - now)
             self.player.lateness.append(time.monotonic() - tick)
 
-    async def turns(self, deadline: float, rng: random.Random) -> None:
-        """A valid call every 1.5 to 2.5 s until the deadline or the game's end."""
+    async def turns(self, deadline: float, rng: random.Random, brief: str) -> None:
+        """A valid call every 1.5 to 2.5 s until the deadline or the game's end (``brief``: the task's)."""
         while True:
             wait = rng.uniform(1.5, 2.5)
             if time.monotonic() + wait >= deadline:
                 await asyncio.sleep(max(0.0, deadline - time.monotonic()))
                 return
             await asyncio.sleep(wait)
-            tool, args = turn_call(self.player.suite, rng)
+            tool, args = turn_call(self.player.suite, rng, brief)
             reply = await self.call(tool, args)
             if reply is None:
                 return
@@ -554,7 +580,7 @@ async def play(
         if player.suite == "autumn":
             await person.frames(data.get("view-data") or {}, deadline, rng)
         else:
-            await person.turns(deadline, rng)
+            await person.turns(deadline, rng, data["brief"])
         await person.leave()
     except Exception as err:  # a bug of the load test: reported with the player, not lost
         player.failures.append(f"{type(err).__name__}: {err}")
@@ -874,7 +900,7 @@ async def hostile_games(
         return browsers[-1]
 
     async def huge_log(secret: str) -> None:
-        """N3: calls with a 1 MB action (refused, 422) and with the longest action under the cap (taken, refused
+        """N3: calls with a 1 MB action (refused, 413) and with the longest action under the cap (taken, refused
         by the game, logged), one after the other; the game's own play page, with the last of its log, reloaded as fast
         as it comes."""
         api = f"/api/p/{secret}/call"
@@ -1169,8 +1195,8 @@ def report_hostile(tally: "Attack", written: Written, hostile_slots: list[int]) 
         f"p50 {ms(quantile(tally.reloads, 0.5))}, p95 {ms(quantile(tally.reloads, 0.95))}, "
         f"max {ms(max(tally.reloads, default=0))}, {tally.page_bytes / 1e6:.1f} MB at the last"
     )
-    if "huge-log" not in left_out and set(huge) != {"422"}:
-        missed.append("the calls with a 1 MB action were not all refused with 422")
+    if "huge-log" not in left_out and set(huge) != {"413"}:
+        missed.append("the calls with a 1 MB action were not all refused with 413")
     capped = statuses("N5 ")
     print(
         f"  N5 connection cap: {len(tally.burst_answered)} bursts of {tally.burst_calls} calls at once {capped}; "

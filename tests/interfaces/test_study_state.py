@@ -59,7 +59,9 @@ def test_a_one_mib_action_is_refused_and_a_game_and_its_page_stay_bounded(tmp_pa
         person = Participant(root)
         person.begin("hoarder1")
         status, answer = person.call("probe", {"n": "x" * 1_000_000})
-        assert status == 422 and "at most 16,384 bytes" in answer["error"]
+        assert status == 413 and "at most 16,384 bytes" in answer["error"]
+        status, answer = person.call("probe", {"n": "x" * 17_000})
+        assert status == 422 and "at most 16,384 bytes as JSON, not 17,008" in answer["error"]
         for n in range(6):
             assert person.call("probe", {"n": n})[0] == 200
         _, page = person.open(f"/p/{person.secret}")

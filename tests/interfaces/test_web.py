@@ -135,9 +135,12 @@ def test_bad_input_gets_a_clear_message(served):
     assert status == 422 and answer["error"].startswith("malformed request")
     status, answer = served.post_json("/api/play/not-a-game/call", {"tool": "experiment", "args": {}})
     assert status == 404 and "no such game" in answer["error"]
-    # N3 of issue 46: a 1 MB action was stored twice per call; it is refused before it reaches the game or its log
+    # N3 of issue 46: a 1 MB action was stored twice per call; it is refused before it is read as JSON, and one
+    # just over the cap before it reaches the game or its log
     status, answer = served.post_json(f"/api/play/{token}/call", {"tool": "probe", "args": {"guess": "x" * 1_000_000}})
-    assert status == 422 and "a call's arguments are at most 16,384 bytes as JSON, not 1,000,012" in answer["error"]
+    assert status == 413 and answer["error"] == "a call's arguments are at most 16,384 bytes as JSON"
+    status, answer = served.post_json(f"/api/play/{token}/call", {"tool": "probe", "args": {"guess": "x" * 20_000}})
+    assert status == 422 and "a call's arguments are at most 16,384 bytes as JSON, not 20,012" in answer["error"]
     _, page = served.get(f"/play/{token}")
     history = json.loads(page.split('id="history-data" type="application/json">')[1].split("</script>")[0])
     assert [step["tool"] for step in history] == ["experiment", "probe", "submit"]

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from discogym.core.model.task import Condition, Task
     from discogym.core.model.termination import EndingKind, Termination
     from discogym.core.model.tools import NoArgs, Tool, ToolArgs, ToolCall, ToolImage, ToolResult, ToolSpec, tool
+    from discogym.core.running.process import computed
 
 _MODULE_OF: dict[str, str] = {
     **dict.fromkeys(
@@ -61,6 +62,7 @@ _MODULE_OF: dict[str, str] = {
         ["NoArgs", "Tool", "ToolArgs", "ToolCall", "ToolImage", "ToolResult", "ToolSpec", "tool"],
         "model.tools",
     ),
+    "computed": "running.process",
 }
 
 
@@ -113,6 +115,7 @@ __all__ = [
     "Usage",
     "UserError",
     "all_suites",
+    "computed",
     "derive_seed",
     "get_suite",
     "make_rng",

@@ -1,5 +1,6 @@
 """The ``discogym`` command: list suites and tasks, run agents, report on runs."""
 
+import os
 import signal
 import sys
 import tempfile
@@ -1341,6 +1342,14 @@ def serve(
     out: Annotated[
         Path | None, typer.Option(parser=out_folder, help="The study's folder (default: studies/NAME).")
     ] = None,
+    compute_workers: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Processes that compute the games' simulations (petri's), so that they never hold up the "
+            "server's other games [default: one fewer than the cores, at least 1; 0: in the server's threads].",
+        ),
+    ] = None,
 ) -> None:
     """Serve the web app: people play any task in the browser, and anyone browses the runs; or, with --study,
     a study's participants play their assigned games and reach nothing else."""
@@ -1354,10 +1363,11 @@ def serve(
             raise UserError(f"the web app needs the web extra: pip install 'discogym[web]' ({err})") from None
         from discogym.interfaces.listening import bind_http
 
+        workers = default_compute_workers() if compute_workers is None else compute_workers
         if study is not None:
-            web_app, where = study_app(study, out, allowed_host or [], host)
+            web_app, where = study_app(study, out, allowed_host or [], host, workers)
         else:
-            web_app, where = create_app(runs, allowed_host or [], listen=host), runs / "web"
+            web_app, where = create_app(runs, allowed_host or [], listen=host, compute_workers=workers), runs / "web"
         listener = bind_http(host, port)
     stderr.print(f"discogym serve: http://{host}:{port}/ (games written to {where}); Ctrl-C stops it", highlight=False)
     try:
@@ -1368,7 +1378,16 @@ def serve(
         raise typer.Exit(1)
 
 
-def study_app(study_file: Path, out: Path | None, allowed: list[str], host: str) -> tuple[Any, Path]:
+def default_compute_workers() -> int:
+    """The web server's worker processes for the games' simulations: one fewer than the cores this process may
+    use, so that one is left for the server itself, and at least one."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+def study_app(
+    study_file: Path, out: Path | None, allowed: list[str], host: str, compute_workers: int
+) -> tuple[Any, Path]:
     """The participants' app of the study in ``study_file``, its games in ``out`` (default ``studies/NAME``)."""
     from discogym.interfaces.web.study import Study, load_study_file, prepare_study_folder
     from discogym.interfaces.web.study_app import create_study_app
@@ -1376,7 +1395,7 @@ def study_app(study_file: Path, out: Path | None, allowed: list[str], host: str)
     loaded = load_study_file(study_file)
     folder = out or Path("studies") / loaded.name
     prepare_study_folder(study_file, folder)
-    return create_study_app(Study(loaded, folder), allowed, listen=host), folder
+    return create_study_app(Study(loaded, folder), allowed, listen=host, compute_workers=compute_workers), folder
 
 
 @app.command("mcp")

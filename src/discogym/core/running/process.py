@@ -1,4 +1,4 @@
-"""What discogym does to the whole Python process, in one place: four mechanisms that reach past the code calling
+"""What discogym does to the whole Python process, in one place: five mechanisms that reach past the code calling
 them to every thread, or to every object alive. Each is safe only under conditions its callers keep; they are listed
 here together so that a change to one can be checked against the others.
 
@@ -62,16 +62,37 @@ must hold:
 - its bounds are kept small enough: nothing frozen is freed, not even garbage, until the heap is unfrozen;
 - :meth:`CollectorFreezer.release` is called when the server stops, so that no object stays frozen after it;
 - the whole collection it makes runs even during a pause of the collector (``gc.collect()`` always does).
+
+**Heavy computation in worker processes** (:func:`computing_in_workers`, :func:`computed`). Threads of one
+process share the GIL: a petri simulation (up to half a second of numpy in small steps) in one game's thread took
+the GIL from the event loop that answers every player's frames. Inside :func:`computing_in_workers` (the web apps'
+game server, while it serves), :func:`computed` runs a function in a pool of spawned worker processes, at a lower
+CPU priority than the server, and the calling thread waits without the GIL; outside it, or with no workers, it
+runs the function in the caller's thread. Results are the same either way: a worker runs the same code on the same
+arguments. What must hold:
+
+- a function given to :func:`computed` is pure (its result depends on its arguments alone, and it changes
+  nothing the caller could see) and picklable with its arguments and its result: a module-level function or a
+  bound method of an object of a module-level class;
+- one pool per process (a second :func:`computing_in_workers` inside the first is refused); it is shut down
+  when the block ends, after the work still queued in it;
+- a worker that dies (killed, out of memory) breaks the pool: that call, and every call after it, is computed in
+  the caller's thread instead, and standard error says so once;
+- workers are spawned, never forked (the process has threads, and may have an event loop).
 """
 
 import asyncio
 import concurrent.futures
+import contextlib
 import ctypes
 import gc
+import multiprocessing
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine, Hashable, Iterator
-from contextlib import contextmanager
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
@@ -140,7 +161,7 @@ _collector_was_enabled = False
 _collector_lock = threading.Lock()
 
 
-@contextmanager
+@contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while many episodes are read and scored.
 
@@ -204,3 +225,65 @@ class CollectorFreezer:
     def release(self) -> None:
         """Unfreeze the heap for good (the server is stopping)."""
         gc.unfreeze()
+
+
+WORKER_NICENESS = 5  # how much lower the workers' CPU priority is than the server's
+
+
+class _Workers:
+    """The process's pool of workers for :func:`computed`, while :func:`computing_in_workers` runs."""
+
+    pool: concurrent.futures.ProcessPoolExecutor | None = None
+    broken = False  # a worker died: the rest is computed in the callers' threads
+    lock = threading.Lock()
+
+
+def _lower_priority() -> None:
+    os.nice(WORKER_NICENESS)
+
+
+@contextlib.contextmanager
+def computing_in_workers(workers: int) -> Iterator[None]:
+    """While the block runs, :func:`computed` runs its functions in ``workers`` spawned processes (none: in the
+    caller's thread, as outside the block). A ValueError when the process has a pool already."""
+    if workers <= 0:
+        yield
+        return
+    with _Workers.lock:
+        if _Workers.pool is not None:
+            raise ValueError("the process computes in workers already: one pool per process")
+        spawn = multiprocessing.get_context("spawn")
+        _Workers.pool = concurrent.futures.ProcessPoolExecutor(workers, spawn, initializer=_lower_priority)
+        _Workers.broken = False
+    try:
+        yield
+    finally:
+        with _Workers.lock:
+            pool, _Workers.pool = _Workers.pool, None
+        assert pool is not None
+        pool.shutdown(wait=True, cancel_futures=False)
+
+
+def computed(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, in a worker process while :func:`computing_in_workers` runs, else here. ``function``
+    must be pure and picklable with its arguments and its result (the module's notes)."""
+    with _Workers.lock:
+        pool = None if _Workers.broken else _Workers.pool
+    if pool is None:
+        return function(*args)
+    future: concurrent.futures.Future[T] | None = None
+    try:
+        future = pool.submit(function, *args)
+        while True:  # in short waits, to meet an exception raised into this thread
+            with contextlib.suppress(TimeoutError):
+                return future.result(timeout=WAKE_SECONDS)
+    except BrokenProcessPool:
+        with _Workers.lock:
+            said, _Workers.broken = _Workers.broken, True
+        if not said:
+            print("discogym: a worker process died; computing in the server's own threads from now on", file=sys.stderr)
+        return function(*args)
+    except RuntimeError:  # the pool was shut down meanwhile (the block ended); the function's own go on
+        if future is not None:
+            raise
+        return function(*args)

@@ -110,11 +110,19 @@ def find_game(games: GameServer, token: str) -> BrowserGame:
     return game
 
 
-def create_app(runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
+def create_app(
+    runs: Path, allowed: Iterable[str] = (), listen: str = "127.0.0.1", *, compute_workers: int = 0
+) -> FastAPI:
     """The app serving ``runs`` (a folder of run folders; people's games go to ``runs/web``) to requests for
-    this machine's loopback names, the address ``listen`` and the host names ``allowed``."""
+    this machine's loopback names, the address ``listen`` and the host names ``allowed``; the games' heavy work
+    computed in ``compute_workers`` processes (:class:`GameServer`)."""
     runs = runs.resolve()
-    games = GameServer(runs / WEB_RUNS, idle_seconds=IDLE_GAME_MINUTES * 60, watch_seconds=TEND_SECONDS)
+    games = GameServer(
+        runs / WEB_RUNS,
+        idle_seconds=IDLE_GAME_MINUTES * 60,
+        watch_seconds=TEND_SECONDS,
+        compute_workers=compute_workers,
+    )
     folder = RunsFolder(runs)
 
     @asynccontextmanager

@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from discogym.core import Termination, ToolResult, UserError, get_suite
 from discogym.core.model.jsonsafe import json_safe
 from discogym.core.model.tools import UNREADABLE_TOOL
-from discogym.core.running.process import CollectorFreezer
+from discogym.core.running.process import CollectorFreezer, computing_in_workers
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
 from discogym.core.terminal.console import plural
 from discogym.interfaces.web.browse import replay_steps_of
@@ -56,6 +56,9 @@ HUMAN = "human"  # the agent name of people's episodes
 # The most a call's arguments may take as JSON. Every suite's real actions are far shorter (a click, a move, a
 # block, an experiment's few parameters); a longer one is refused before it reaches a game or its log.
 MAX_ARGS_BYTES = 16 * 1024
+# The most a call's whole body may take: twice the arguments' cap leaves room for the tool's name and for JSON
+# written less tightly than orjson writes it. A longer body is refused (413) before it is read as JSON.
+MAX_CALL_BODY_BYTES = 2 * MAX_ARGS_BYTES
 MAX_GAME_ARGS_BYTES = 1024 * 1024  # what a game's calls may carry in all
 CALLS_IN_FLIGHT = 2  # a game's calls answered at once (a page sends one at a time)
 PAGE_STEPS = 200  # a play page shows the game's last steps, this many at most ...
@@ -163,7 +166,9 @@ class GameServer:
     task set). ``idle_seconds``: a game nobody asked about for this long is written as abandoned, and an ended
     one forgotten; ``longest_seconds``: a game running this long ends as ``game_time_limit``; ``journals``: the
     folder of the games' journals (none when None); ``on_end``: books a game that ended, before its key may
-    start another; ``show_episodes``: answers name the episode written (never in a study)."""
+    start another; ``show_episodes``: answers name the episode written (never in a study); ``compute_workers``:
+    the worker processes that compute the games' heavy pure work while the app serves (a petri simulation:
+    :func:`~discogym.core.running.process.computed`), none to compute it in the games' threads."""
 
     def __init__(
         self,
@@ -175,6 +180,7 @@ class GameServer:
         on_end: Callable[[BrowserGame], None] | None = None,
         show_episodes: bool = True,
         watch_seconds: float = 1.0,
+        compute_workers: int = 0,
     ) -> None:
         self.out = out
         self.idle_seconds = idle_seconds
@@ -183,6 +189,7 @@ class GameServer:
         self.on_end = on_end
         self.show_episodes = show_episodes
         self.watch_seconds = watch_seconds
+        self.compute_workers = compute_workers
         self.in_flight: Counter[str] = Counter()  # calls being answered, by key (touched on the event loop only)
         self.unsaved: list[str] = []  # episodes that could not be written even when the server stopped
         self._hosts: dict[tuple[str, str], ExternalEpisodes] = {}
@@ -262,9 +269,8 @@ class GameServer:
     async def answer(self, game: BrowserGame, call: CallRequest) -> Response:
         """The answer to one call in ``game``: the result as the page shows it, 409 when the call is refused, 429
         beyond :data:`CALLS_IN_FLIGHT` calls at once (which would hold the server's connections)."""
-        if self.in_flight[game.key] >= CALLS_IN_FLIGHT:
-            message = f"at most {CALLS_IN_FLIGHT} calls at once: wait for an answer before the next call"
-            return JSONResponse({"error": message}, status_code=429)
+        if self.busy(game):
+            return self.too_many()
         self.in_flight[game.key] += 1
         try:
             if game.pace is not None:
@@ -278,6 +284,16 @@ class GameServer:
             if not self.in_flight[game.key]:
                 del self.in_flight[game.key]
         return json_response({**result_document(result, game.session, self.episode_shown(game)), **self.ended(game)})
+
+    def busy(self, game: BrowserGame) -> bool:
+        """Whether ``game`` has :data:`CALLS_IN_FLIGHT` calls being answered (a next one is refused)."""
+        return self.in_flight[game.key] >= CALLS_IN_FLIGHT
+
+    @staticmethod
+    def too_many() -> Response:
+        """The refusal of a call beyond :data:`CALLS_IN_FLIGHT` (429)."""
+        message = f"at most {CALLS_IN_FLIGHT} calls at once: wait for an answer before the next call"
+        return JSONResponse({"error": message}, status_code=429)
 
     def call(self, game: BrowserGame, tool: str, args: dict[str, Any]) -> ToolResult:
         """One call in ``game`` (in a worker thread)."""
@@ -428,22 +444,24 @@ class GameServer:
 
     @contextlib.asynccontextmanager
     async def serving(self, where: Path) -> AsyncIterator[None]:
-        """While the app serves: the watcher runs every ``watch_seconds``; when it stops, every game is written
-        (and those that could not be are named on standard error)."""
+        """While the app serves: the watcher runs every ``watch_seconds`` and the games compute in
+        ``compute_workers`` processes; when it stops, every game is written (and those that could not be are named
+        on standard error)."""
 
         async def watching() -> None:
             while True:
                 await asyncio.sleep(self.watch_seconds)
                 await run_in_threadpool(self.watch)
 
-        watcher = asyncio.create_task(watching())
-        try:
-            yield
-        finally:
-            watcher.cancel()
-            # written on the loop, which runs nothing else now: the requests uvicorn cancelled at its shutdown
-            # (slow clients) are not woken to log their cancellation
-            say_unsaved(self.stop(), where)
+        with computing_in_workers(self.compute_workers):
+            watcher = asyncio.create_task(watching())
+            try:
+                yield
+            finally:
+                watcher.cancel()
+                # written on the loop, which runs nothing else now: the requests uvicorn cancelled at its shutdown
+                # (slow clients) are not woken to log their cancellation
+                say_unsaved(self.stop(), where)
 
     # Pages and routes
 
@@ -492,10 +510,13 @@ class GameServer:
 
 
 class FrameCalls:
-    """The calls of games at a frame rate, some eight a second for each player, answered before FastAPI's routing,
-    dependency solving and body validation, which cost more than a frame of the game itself. ``path`` matches a
-    call's path, its group the key that ``find`` turns into a running game (or None). Anything else, and a call
-    that is not a well-formed one in a running game at a frame rate, goes on to the app as it came."""
+    """The pages' calls, answered before FastAPI where that saves the server work: a body over
+    :data:`MAX_CALL_BODY_BYTES` is refused (413) before it is read as JSON, and the calls of games at a frame rate,
+    some eight a second for each player, are answered here, before FastAPI's routing, dependency solving and body
+    validation, which cost more than a frame of the game itself (a call beyond :data:`CALLS_IN_FLIGHT` before its
+    body is read). ``path`` matches a call's path, its group the key that ``find`` turns into a running game (or
+    None). Anything else, and a call that is not a well-formed one in a running game at a frame rate, goes on to
+    the app as it came."""
 
     def __init__(
         self, app: ASGIApp, games: GameServer, path: re.Pattern[str], find: Callable[[str], BrowserGame | None]
@@ -507,11 +528,21 @@ class FrameCalls:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = self.path.fullmatch(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
-        game = self.find(match[1]) if match is not None else None
-        if game is None or game.pace is None or not json_content(scope):
+        if match is None:
             await self.app(scope, receive, send)
             return
         message = await receive()  # the whole body: BodyLimit read it
+        if len(message.get("body", b"")) > MAX_CALL_BODY_BYTES:
+            refusal = f"a call's arguments are at most {MAX_ARGS_BYTES:,} bytes as JSON"
+            await JSONResponse({"error": refusal}, status_code=413)(scope, receive, send)
+            return
+        game = self.find(match[1])
+        if game is None or game.pace is None or not json_content(scope):
+            await self.app(scope, replayed(message, receive), send)
+            return
+        if self.games.busy(game):
+            await self.games.too_many()(scope, receive, send)
+            return
         try:
             call = CallRequest.model_validate(orjson.loads(message.get("body", b"")))
         except (orjson.JSONDecodeError, ValidationError):  # the app says what is wrong with it

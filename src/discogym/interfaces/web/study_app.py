@@ -53,7 +53,7 @@ class StudyGames:
     """The study's games on the game server, one at a time per participant (keyed by their number): each an
     attempt booked in the study's database from its start to its end, and journaled."""
 
-    def __init__(self, study: Study) -> None:
+    def __init__(self, study: Study, compute_workers: int = 0) -> None:
         self.study = study
         self.server = GameServer(
             study.folder,
@@ -63,6 +63,7 @@ class StudyGames:
             on_end=self._book,
             show_episodes=False,
             watch_seconds=WATCH_SECONDS,
+            compute_workers=compute_workers,
         )
 
     def running(self, number: int) -> BrowserGame | None:
@@ -211,10 +212,13 @@ def participant_routes(games: StudyGames, page: Page) -> APIRouter:
     return router
 
 
-def create_study_app(study: Study, allowed: Iterable[str] = (), listen: str = "127.0.0.1") -> FastAPI:
-    """The participants' app of ``study``, answering requests for the loopback names, ``listen`` and ``allowed``;
-    a UserError when another server serves the study's folder."""
-    games = StudyGames(study)
+def create_study_app(
+    study: Study, allowed: Iterable[str] = (), listen: str = "127.0.0.1", *, compute_workers: int = 0
+) -> FastAPI:
+    """The participants' app of ``study``, answering requests for the loopback names, ``listen`` and ``allowed``,
+    the games' heavy work computed in ``compute_workers`` processes (:class:`GameServer`); a UserError when
+    another server serves the study's folder."""
+    games = StudyGames(study, compute_workers)
     study.claim()
 
     @asynccontextmanager

@@ -13,7 +13,19 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from discogym.core import Env, Limits, Termination, Tool, ToolArgs, ToolCall, ToolError, ToolResult, UserError, tool
+from discogym.core import (
+    Env,
+    Limits,
+    Termination,
+    Tool,
+    ToolArgs,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    UserError,
+    computed,
+    tool,
+)
 from discogym.core.terminal.human import tool_line
 from discogym.suites.petri.boundary import BoundaryTruth
 from discogym.suites.petri.sims.base import Simulation
@@ -149,6 +161,7 @@ class PetriEnv(Env):
         self.spent = 0
         self.submission: dict[str, Any] | None = None
         self._control_cache: np.ndarray | None = None
+        self._hidden_cache: np.ndarray | None = None
         declared = self._declared_tools
         submit = Tool("submit", declared["submit"].description, SUBMIT_MODELS[task.tier], declared["submit"].method)
         self._tools = [declared["experiment"], declared["probe"], declared["claim"], submit]
@@ -231,9 +244,19 @@ class PetriEnv(Env):
     def _run(self, overrides: dict[str, float]) -> np.ndarray:
         if not overrides:
             if self._control_cache is None:
-                self._control_cache = self.sim.run(self.base, self.task.replicate_seeds)
+                self._control_cache = self._simulated(self.base)
             return self._control_cache
-        return self.sim.run({**self.base, **overrides}, self.task.replicate_seeds)
+        return self._simulated({**self.base, **overrides})
+
+    def _hidden(self) -> np.ndarray:
+        if self._hidden_cache is None:
+            self._hidden_cache = self._simulated({**self.base, **self.task.changed})
+        return self._hidden_cache
+
+    def _simulated(self, config: dict[str, float]) -> np.ndarray:
+        """The metric vectors of ``config`` on the task's replicates (in a worker process where the server has
+        them: a simulation is pure, and would hold the GIL from the server's other games)."""
+        return computed(self.sim.run, config, tuple(self.task.replicate_seeds))
 
     def _result(
         self, values_a: np.ndarray, values_b: np.ndarray, metric: str | None, labels: tuple[str, str]
@@ -260,8 +283,7 @@ class PetriEnv(Env):
         metric = self._metric(args.metric)
         guess = self._checked(args.guess)
         self._spend()
-        hidden = self.sim.run({**self.base, **self.task.changed}, self.task.replicate_seeds)
-        return self._result(self._run(guess), hidden, metric, ("guess", "hidden world"))
+        return self._result(self._run(guess), self._hidden(), metric, ("guess", "hidden world"))
 
     @tool(ClaimArgs, description="Record a belief about one parameter's effect (optional book-keeping).")
     def claim(self, args: ClaimArgs) -> ToolResult:
