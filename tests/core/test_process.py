@@ -1,5 +1,5 @@
 """What acts on the whole process: an exception raised into a thread, the one event loop and the objects kept for
-the process, the paused collector and the frozen heap."""
+the process, the paused collector, the frozen heap and the pool of worker processes."""
 
 import asyncio
 import gc
@@ -272,3 +272,39 @@ def test_released_the_heap_is_unfrozen(unfrozen):
     freezer.tend(paced=True)
     freezer.release()
     assert gc.get_freeze_count() == 0
+
+
+def pid_and(value: int) -> tuple[int, int]:
+    """Where it ran, and what it was given (a module-level function: a worker process can look it up)."""
+    import os
+
+    return os.getpid(), value
+
+
+def die(value: int) -> int:
+    """Kills the process it runs in: a worker that dies."""
+    import os
+
+    if os.getpid() != value:
+        os._exit(3)
+    return value
+
+
+def test_computed_runs_in_a_worker_process_inside_the_block_and_here_outside_it(capfd):
+    import os
+
+    from discogym.core.running.process import computed, computing_in_workers
+
+    assert computed(pid_and, 1) == (os.getpid(), 1)
+    with computing_in_workers(1):
+        where, value = computed(pid_and, 2)
+        assert value == 2 and where != os.getpid()
+        with pytest.raises(ValueError, match="one pool per process"), computing_in_workers(1):
+            pass
+        assert computed(die, os.getpid()) == os.getpid()  # the worker died: computed here instead, said once
+        assert computed(die, os.getpid()) == os.getpid()
+        assert computed(pid_and, 3) == (os.getpid(), 3)
+    assert capfd.readouterr().err.count("a worker process died; computing in the server's own threads") == 1
+    assert computed(pid_and, 4) == (os.getpid(), 4)
+    with computing_in_workers(0):  # no workers: here
+        assert computed(pid_and, 5) == (os.getpid(), 5)

@@ -149,3 +149,32 @@ def test_each_tier_takes_its_own_answer():
     assert not one.ok and "at least 2 items" in str(one.error)
     both = l3.call("submit", {"parameters": l3_spec.candidates[:2], "interaction": "negative"})
     assert both.ok and l3.done
+
+
+def test_a_served_world_simulates_in_a_worker_process_and_answers_as_in_its_own(monkeypatch):
+    # a web server computes the games' simulations in worker processes (core.computed): the same answers, and the
+    # hidden world of a probe simulated once per game, not once per probe
+    from discogym.core.running.process import computing_in_workers
+
+    spec = task("core-v1", "swarm")
+    calls = [("experiment", {"config_b": {spec.candidates[0]: spec.control[spec.candidates[0]]}}), ("probe", {})]
+    calls += [("probe", {"guess": {spec.candidates[1]: spec.control[spec.candidates[1]]}})]
+    here = [make_env(spec).call(name, args).text for name, args in calls]
+    env = make_env(spec)
+    simulated = []
+    real_run = type(env.sim).run
+
+    def run(sim, config, seeds):  # named as the method: a worker looks the method up by its name
+        simulated.append(config)
+        return real_run(sim, config, seeds)
+
+    monkeypatch.setattr(type(env.sim), "run", run)
+    with computing_in_workers(1):
+        served = [env.call(name, args).text for name, args in calls]
+    assert served == here
+    assert simulated == []  # none in this process: the worker ran them (with the class's own method)
+    env = make_env(spec)
+    for name, args in calls:
+        env.call(name, args)
+    hidden = {**env.base, **spec.changed}
+    assert sum(config == hidden for config in simulated) == 1

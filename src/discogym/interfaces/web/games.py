@@ -26,7 +26,7 @@ import shutil
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +65,7 @@ PAGE_STEPS = 200  # a play page shows the game's last steps, this many at most .
 PAGE_LOG_BYTES = 256 * 1024  # ... and this many bytes of them as JSON at most (the last step always)
 PAGE_BURST = 20  # a participant's page loads in a row, then ...
 PAGES_PER_SECOND = 1.0  # ... this many a second (a reload loop rendered 70 pages a second, each holding the GIL)
+STARTS_PER_TURN = 4  # requests other than frames started in one turn of the event loop (FramesFirst)
 FREE_SPACE_FLOOR = 128 * 1024 * 1024  # bytes free on the games' disk below which no new game starts
 # While games at a frame rate run, the heap is kept frozen (CollectorFreezer) until this many games ended, or for
 # this long at most; then it is collected whole
@@ -552,6 +553,58 @@ class FrameCalls:
         await response(scope, receive, send)
 
 
+class FramesFirst:
+    """The frames of games at a frame rate before any other request. The event loop answers a frame call (a call
+    that :class:`FrameCalls` answers: a well-formed path of a running game at a frame rate with room for another
+    call in flight) as soon as it comes; any other request waits its turn in a queue, and
+    :data:`STARTS_PER_TURN` of them start in each turn of the loop. However many requests a hostile participant
+    sends, the players' frames then wait for a few requests' work at most, not for all of them; those requests
+    wait instead (connections, which the connection cap bounds, not the server's time). Outermost of the app's
+    middleware: the guard's refusals wait their turn too."""
+
+    def __init__(
+        self, app: ASGIApp, games: GameServer, path: re.Pattern[str], find: Callable[[str], BrowserGame | None]
+    ) -> None:
+        self.app = app
+        self.games = games
+        self.path = path
+        self.find = find
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._admitting = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._frame(scope):
+            await self._turn()
+        await self.app(scope, receive, send)
+
+    def _frame(self, scope: Scope) -> bool:
+        match = self.path.fullmatch(scope["path"]) if scope["method"] == "POST" else None
+        game = self.find(match[1]) if match is not None else None
+        return game is not None and game.pace is not None and not self.games.busy(game)
+
+    async def _turn(self) -> None:
+        """Wait until this request may start."""
+        waiting = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiting)
+        if not self._admitting:
+            self._admitting = True
+            asyncio.get_running_loop().call_soon(self._admit)
+        await waiting
+
+    def _admit(self) -> None:
+        """Start the next :data:`STARTS_PER_TURN` requests, and come back in the loop's next turn if more wait."""
+        started = 0
+        while self._waiting and started < STARTS_PER_TURN:
+            waiting = self._waiting.popleft()
+            if not waiting.done():  # else its request was cancelled while it waited
+                waiting.set_result(None)
+                started += 1
+        if self._waiting:
+            asyncio.get_running_loop().call_soon(self._admit)
+        else:
+            self._admitting = False
+
+
 def page_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The last of a game's steps that a play page embeds: :data:`PAGE_STEPS` at most, and no more than
     :data:`PAGE_LOG_BYTES` as JSON (the last step always), so that reloading a page costs the server little
@@ -620,6 +673,7 @@ __all__ = [
     "BrowserGame",
     "CallRequest",
     "FrameCalls",
+    "FramesFirst",
     "GameServer",
     "GameSpec",
     "json_response",

@@ -142,7 +142,8 @@ class BodyLimit:
             await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
             return
         try:
-            body = await asyncio.wait_for(_read_body(receive), BODY_SECONDS)
+            async with asyncio.timeout(BODY_SECONDS):  # a timer in this task (wait_for's task cost turns of the loop)
+                body = await _read_body(receive)
         except TimeoutError:
             await _refuse(408, f"the request body took more than {BODY_SECONDS:g} s to arrive", scope, receive, send)
             return

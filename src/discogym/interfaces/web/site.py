@@ -34,12 +34,14 @@ def web_app(
     hosts: list[str],
     *,
     inner: Callable[[FastAPI], None] = lambda app: None,
+    outer: Callable[[FastAPI], None] = lambda app: None,
     filters: dict[str, Callable[..., Any]] | None = None,
     shown: Callable[[object], str] = str,
     **page_context: Any,
 ) -> tuple[FastAPI, Page]:
     """A web app answering requests for ``hosts`` and the function that renders its pages (with ``page_context``
-    and the template ``filters``). ``inner`` adds the middleware that runs inside the guard's checks; ``shown``
+    and the template ``filters``). ``inner`` adds the middleware that runs inside the guard's checks, ``outer``
+    the middleware around them; ``shown``
     turns a refusal's detail into the message shown."""
     # FastAPI's OpenTelemetry off: its spans would carry a participant's secret (their page's address) to whatever
     # collector the environment names, and its check of the providers took 2% of a busy study server
@@ -51,6 +53,7 @@ def web_app(
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     inner(app)
     guard(app, hosts)
+    outer(app)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         context = {"version": __version__, "status": status, **page_context, **context}

@@ -443,6 +443,11 @@ class Study:
             number = self._numbers[digest] = row[0]
         return number
 
+    def seen_number(self, secret: str) -> int | None:
+        """The number of the participant whose secret is ``secret`` if this object looked it up or gave it before,
+        else None; never asks the database (for the event loop, which must not wait on it)."""
+        return self._numbers.get(secret_digest(secret))
+
     def by_secret(self, secret: str) -> ParticipantRecord | None:
         """The participant whose secret is ``secret``, or None."""
         number = self.number_of(secret)

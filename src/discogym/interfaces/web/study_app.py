@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from discogym.core import UserError
 from discogym.core.running.session import ClientMistake
-from discogym.interfaces.web.games import BrowserGame, FrameCalls, GameServer, GameSpec
+from discogym.interfaces.web.games import BrowserGame, FrameCalls, FramesFirst, GameServer, GameSpec
 from discogym.interfaces.web.guard import allowed_hosts
 from discogym.interfaces.web.journal import JOURNAL_DIR, read_journal
 from discogym.interfaces.web.site import Page, web_app
@@ -72,6 +72,12 @@ class StudyGames:
     def by_secret(self, secret: str) -> BrowserGame | None:
         """The game the participant whose secret is ``secret`` is playing, or None."""
         number = self.study.number_of(secret)
+        return None if number is None else self.running(number)
+
+    def seen_playing(self, secret: str) -> BrowserGame | None:
+        """The game running for the participant whose secret is ``secret``, if the study has seen that secret
+        before (a running game's player has); never asks the database (FramesFirst asks on the event loop)."""
+        number = self.study.seen_number(secret)
         return None if number is None else self.running(number)
 
     def start(self, record: ParticipantRecord) -> BrowserGame:
@@ -241,6 +247,7 @@ def create_study_app(
         lifespan,
         allowed_hosts(allowed, listen),
         inner=lambda app: app.add_middleware(FrameCalls, games=games.server, path=CALL_PATH, find=games.by_secret),
+        outer=lambda app: app.add_middleware(FramesFirst, games=games.server, path=CALL_PATH, find=games.seen_playing),
         study_page=True,
     )
 
