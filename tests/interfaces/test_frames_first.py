@@ -1,6 +1,7 @@
 """The frames of games at a frame rate go before every other request (games.FramesFirst)."""
 
 import asyncio
+import itertools
 import re
 from types import SimpleNamespace
 from typing import Any
@@ -38,5 +39,5 @@ def test_a_frame_goes_before_the_requests_that_came_with_it_and_they_start_a_few
     assert seen[0] == "/call/a"  # the frame, though it came last
     # the busy game's call and the unknown game's wait their turn like the pages, in the order they came
     assert seen[1:] == [*(f"/page/{n}" for n in range(9)), "/call/b", "/call/zz"]
-    started = [b - a for a, b in zip(turns, turns[1:], strict=False)]
+    started = [b - a for a, b in itertools.pairwise(turns)]
     assert max(started) <= games.STARTS_PER_TURN + 1  # a few a turn (and the frame), never all at once

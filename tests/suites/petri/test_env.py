@@ -159,7 +159,8 @@ def test_a_served_world_simulates_in_a_worker_process_and_answers_as_in_its_own(
     spec = task("core-v1", "swarm")
     calls = [("experiment", {"config_b": {spec.candidates[0]: spec.control[spec.candidates[0]]}}), ("probe", {})]
     calls += [("probe", {"guess": {spec.candidates[1]: spec.control[spec.candidates[1]]}})]
-    here = [make_env(spec).call(name, args).text for name, args in calls]
+    env = make_env(spec)
+    here = [env.call(name, args).text for name, args in calls]
     env = make_env(spec)
     simulated = []
     real_run = type(env.sim).run

@@ -147,6 +147,14 @@ class BodyLimit:
         except TimeoutError:
             await _refuse(408, f"the request body took more than {BODY_SECONDS:g} s to arrive", scope, receive, send)
             return
+        except asyncio.CancelledError:
+            # uvicorn cancels the requests still running a few seconds after it is told to stop: a body still on
+            # its way is told so and the request ends here, rather than as "Exception in ASGI application"
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            await _refuse(503, "the server is stopping", scope, receive, send)
+            return
         if body is None:
             await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
             return
