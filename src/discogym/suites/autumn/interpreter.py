@@ -8,6 +8,7 @@ budget (calls, and the elements of every list a built-in makes), a wall-clock bu
 integers are 64-bit (a result outside that range is an error, not a huge number).
 """
 
+import operator
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -576,6 +577,12 @@ class Interpreter:
         self.next_id += 1
         return Instance(kind, self.next_id, tuple(args[:-1]), origin)
 
+    def _truth(self, value: Any) -> bool:
+        """A condition's value as true or false (a boolean at once; a function value is called first)."""
+        if value is True or value is False:
+            return value
+        return truthy(self._call_if_callable(value))
+
     def _call_if_callable(self, value: Any) -> Any:
         """In conditions and logical operators a function value is called with no arguments."""
         if isinstance(value, Lambda | Builtin) and (isinstance(value, Builtin) or not value.params):
@@ -591,7 +598,10 @@ class Interpreter:
         condition, yes, no = self.compile(items[1]), self.compile(items[3]), self.compile(items[5])
 
         def choose(frame: Frame) -> Any:
-            return yes(frame) if truthy(self._call_if_callable(condition(frame))) else no(frame)
+            value = condition(frame)
+            if value is not True and value is not False:  # a boolean decides at once
+                value = truthy(self._call_if_callable(value))
+            return yes(frame) if value else no(frame)
 
         return choose
 
@@ -739,21 +749,36 @@ class Interpreter:
             raise AutumnError(f"'{op}' takes two operands (operators are binary)", expr.line, expr.column)
         left, right = operands
         if op in ("and", "&"):
-            return lambda frame: (
-                truthy(self._call_if_callable(left(frame))) and truthy(self._call_if_callable(right(frame)))
-            )
+            return lambda frame: self._truth(left(frame)) and self._truth(right(frame))
         if op in ("or", "|"):
-            return lambda frame: (
-                truthy(self._call_if_callable(left(frame))) or truthy(self._call_if_callable(right(frame)))
-            )
+            return lambda frame: self._truth(left(frame)) or self._truth(right(frame))
         if op == "==":
             return lambda frame: left(frame) == right(frame)
         if op == "!=":
             return lambda frame: left(frame) != right(frame)
+        if op in COMPARISONS:  # never an error past the operands' checks: no error handler around it
+            compare = COMPARISONS[op]
+
+            def compare_integers(frame: Frame) -> Any:
+                a = left(frame)
+                if type(a) is not int:  # an int (not a bool) passes at once, anything else is checked
+                    _integer(a, op, expr)
+                b = right(frame)
+                if type(b) is not int:
+                    _integer(b, op, expr)
+                return compare(a, b)
+
+            return compare_integers
         arithmetic = ARITHMETIC[op]
 
         def compute(frame: Frame) -> Any:
-            return arithmetic(_integer(left(frame), op, expr), _integer(right(frame), op, expr), expr)
+            a = left(frame)
+            if type(a) is not int:
+                _integer(a, op, expr)
+            b = right(frame)
+            if type(b) is not int:
+                _integer(b, op, expr)
+            return arithmetic(a, b, expr)
 
         return compute
 
@@ -910,10 +935,12 @@ ARITHMETIC: dict[str, Callable[[int, int, Node], Any]] = {
     "*": _checked(lambda a, b: int64(a * b)),
     "/": _checked(c_div),
     "%": _checked(c_mod),
-    "<": _checked(lambda a, b: a < b),
-    "<=": _checked(lambda a, b: a <= b),
-    ">": _checked(lambda a, b: a > b),
-    ">=": _checked(lambda a, b: a >= b),
+}
+COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 
