@@ -52,10 +52,10 @@ interval; no 5xx answer to anyone and no traceback on the server's stderr; every
 (one episode file each, named in its participant's record; 100 of 100), and the attacker's 3 too, on its own 3
 tasks; the server exits cleanly; one participant per task; no player failing; no request of the attacker's kept
 without an answer or a close for 30 s; N3's 1 MB calls all answered 413; N5's calls all answered 200 or 429 (or
-refused at the connection cap); N11's
-slider answered 200 with the frame it asked for. The attacker's answers are printed by what it tried and by status
-(its refusals: 400, 403, 404, 408, 409, 413, 422, 429, ...). Timings depend on the machine: the server is one
-process, so one core at most (its CPU time is printed).
+refused at the connection cap); N11's slider answered 200 with the frame it asked for. The attacker's answers are
+printed by what it tried and by status (its refusals: 400, 403, 404, 408, 409, 413, 422, 429, ...). Timings depend
+on the machine: the server's event loop is one process, so one core at most (its CPU time is printed; petri's
+simulations run in its worker processes, not counted).
 
     python benchmarks/study_load.py [--seconds 120] [--players-autumn 60] [--players-turns 40] [--burst 600]
         [--skip MOVE]...
