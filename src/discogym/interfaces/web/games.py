@@ -510,14 +510,9 @@ class GameServer:
         return router
 
 
-class FrameCalls:
-    """The pages' calls, answered before FastAPI where that saves the server work: a body over
-    :data:`MAX_CALL_BODY_BYTES` is refused (413) before it is read as JSON, and the calls of games at a frame rate,
-    some eight a second for each player, are answered here, before FastAPI's routing, dependency solving and body
-    validation, which cost more than a frame of the game itself (a call beyond :data:`CALLS_IN_FLIGHT` before its
-    body is read). ``path`` matches a call's path, its group the key that ``find`` turns into a running game (or
-    None). Anything else, and a call that is not a well-formed one in a running game at a frame rate, goes on to
-    the app as it came."""
+class GamesMiddleware:
+    """A middleware that knows the games' calls: ``path`` matches a call's path, its group the key that ``find``
+    turns into a running game (or None)."""
 
     def __init__(
         self, app: ASGIApp, games: GameServer, path: re.Pattern[str], find: Callable[[str], BrowserGame | None]
@@ -527,8 +522,23 @@ class FrameCalls:
         self.path = path
         self.find = find
 
+    def call_path(self, scope: Scope) -> re.Match[str] | None:
+        """The match of a call's path, if the request is a call."""
+        if scope["type"] == "http" and scope["method"] == "POST":
+            return self.path.fullmatch(scope["path"])
+        return None
+
+
+class FrameCalls(GamesMiddleware):
+    """The pages' calls, answered before FastAPI where that saves the server work: a body over
+    :data:`MAX_CALL_BODY_BYTES` is refused (413) before it is read as JSON, and the calls of games at a frame rate,
+    some eight a second for each player, are answered here, before FastAPI's routing, dependency solving and body
+    validation, which cost more than a frame of the game itself (a call beyond :data:`CALLS_IN_FLIGHT` before its
+    body is read). Anything else, and a call that is not a well-formed one in a running game at a frame rate, goes
+    on to the app as it came."""
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        match = self.path.fullmatch(scope["path"]) if scope["type"] == "http" and scope["method"] == "POST" else None
+        match = self.call_path(scope)
         if match is None:
             await self.app(scope, receive, send)
             return
@@ -553,7 +563,7 @@ class FrameCalls:
         await response(scope, receive, send)
 
 
-class FramesFirst:
+class FramesFirst(GamesMiddleware):
     """The frames of games at a frame rate before any other request. The event loop answers a frame call (a call
     that :class:`FrameCalls` answers: a well-formed path of a running game at a frame rate with room for another
     call in flight) as soon as it comes; any other request waits its turn in a queue, and
@@ -565,10 +575,7 @@ class FramesFirst:
     def __init__(
         self, app: ASGIApp, games: GameServer, path: re.Pattern[str], find: Callable[[str], BrowserGame | None]
     ) -> None:
-        self.app = app
-        self.games = games
-        self.path = path
-        self.find = find
+        super().__init__(app, games, path, find)
         self._waiting: deque[asyncio.Future[None]] = deque()
         self._admitting = False
 
@@ -578,7 +585,7 @@ class FramesFirst:
         await self.app(scope, receive, send)
 
     def _frame(self, scope: Scope) -> bool:
-        match = self.path.fullmatch(scope["path"]) if scope["method"] == "POST" else None
+        match = self.call_path(scope)
         game = self.find(match[1]) if match is not None else None
         return game is not None and game.pace is not None and not self.games.busy(game)
 
