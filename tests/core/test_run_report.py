@@ -94,6 +94,18 @@ def test_a_folder_of_runs_is_reported_run_by_run_after_a_summary(tmp_path):
         build_report(tmp_path / "notes")
 
 
+def test_a_run_folder_linked_into_the_folder_is_reported_once_and_a_loop_of_links_ends(tmp_path):
+    # issue 47: `discogym report runs` said "holds no episodes" of a folder whose runs were symbolic links
+    toy_run(tmp_path / "elsewhere" / "smollm", "bisect")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "smollm").symlink_to(tmp_path / "elsewhere" / "smollm", target_is_directory=True)
+    (tmp_path / "runs" / "again").symlink_to(tmp_path / "elsewhere" / "smollm", target_is_directory=True)
+    (tmp_path / "runs" / "loop").symlink_to(tmp_path / "runs", target_is_directory=True)
+    reported = report_json(tmp_path / "runs")
+    assert reported["episodes"] == 2
+    assert [run["run_dir"] for run in reported["runs"]] == [str(tmp_path / "runs" / "again")]  # the first by name
+
+
 def test_the_report_opens_with_what_was_run(tmp_path):
     toy_run(tmp_path, "bisect", "quitter", seed=7, repeats=2)
     starts = ["2026-01-02T09:00:00+00:00", "2026-01-02T10:30:00+02:00", "2026-01-01T23:00:00-05:00"]

@@ -431,11 +431,19 @@ def is_run_dir(folder: Path) -> bool:
     return (folder / RUN_FILE).is_file() or RunDir(folder).episodes_dir.is_dir()
 
 
-def find_runs(root: Path) -> list[Path]:
+def find_runs(root: Path, *, follow_links: bool = False) -> list[Path]:
     """The run folders at or under ``root``, in path order; the folders inside a run (its episodes, plots,
-    redstone's reference devices) are not searched, nor hidden folders or symbolic links."""
+    redstone's reference devices) are not searched, nor hidden folders, nor folders that are symbolic links unless
+    ``follow_links`` (then each folder is searched once, by the first path that reaches it, so a link to a run
+    under ``root``, or a loop of links, lists nothing twice)."""
     runs = []
-    for folder, subfolders, _ in os.walk(root):
+    seen: set[str] = set()
+    for folder, subfolders, _ in os.walk(root, followlinks=follow_links):
+        real = os.path.realpath(folder)
+        if real in seen:
+            subfolders.clear()
+            continue
+        seen.add(real)
         if is_run_dir(Path(folder)):
             runs.append(Path(folder))
             subfolders.clear()
@@ -462,7 +470,7 @@ def build_report(
         raise UserError(f"no run directory at {root}")
     if (plots_dir is not None or plots_in_runs) and not plots_available():
         raise UserError("plots need matplotlib: pip install 'discogym[plots]' (or leave out --plots)")
-    runs = find_runs(root)
+    runs = find_runs(root, follow_links=True)  # the researcher's own folders: a run linked in is theirs too
     if runs == [root]:
         where = root / "plots" if plots_in_runs else plots_dir
         return run_report(root, rescore=rescore, plots_dir=where, min_people=min_people)
