@@ -111,6 +111,25 @@ def test_the_cli_prints_a_table_with_a_total_and_json_and_run_estimate_runs_noth
     assert not out.exists()
 
 
+def test_a_token_limit_reaches_the_estimate_and_the_table_shows_each_tasks_ending(tmp_path):
+    # issue 47: `run --estimate` ignored --token-limit, `estimate` refused it, and the table hid the ending
+    task = ("--tasks", "TEST0001", "--model", "openai/gpt-5")
+    unlimited = run_discogym("estimate", "crafting", *task, "--json")
+    assert unlimited.returncode == 0, unlimited.stderr
+    (free,) = json.loads(unlimited.stdout)["estimates"]
+    assert free["tasks"][0]["ending"] == "crafted" and free["budgets"] == {}
+    limit = free["tasks"][0]["input_tokens"] // 3
+    shown = run_discogym("estimate", "crafting", *task, "--token-limit", str(limit))
+    assert shown.returncode == 0, shown.stderr
+    assert f"token limit {limit:,}" in shown.stdout and "ending" in shown.stdout
+    assert "TEST0001" in shown.stdout and "token_limit" in shown.stdout
+    run = run_discogym("run", "crafting", *task, "--out", str(tmp_path / "r"), "--estimate", "--json",
+                       "--token-limit", str(limit), OPENAI_API_KEY="")  # fmt: skip
+    (limited,) = json.loads(run.stdout)["estimates"]
+    assert limited["budgets"] == {"token_limit": limit} and limited["tasks"][0]["ending"] == "token_limit"
+    assert limited["tasks"][0]["input_tokens"] < free["tasks"][0]["input_tokens"]
+
+
 def test_from_replays_an_earlier_runs_calls(tmp_path):
     suite = get_suite("autumn")
     Runner(suite, RunConfig.for_suite(suite, ["oracle"], tasks=["gravity-1"]), tmp_path).run()

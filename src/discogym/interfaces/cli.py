@@ -516,6 +516,8 @@ def estimate_command(
     task: TasksOption = None,
     condition: ConditionOption = None,
     agent_opt: AgentOptOption = None,
+    token_limit: TokenLimitOption = None,
+    cost_limit: CostLimitOption = None,
     repeats: RepeatsOption = 1,
     explore: Annotated[
         int | None, typer.Option(min=0, help="autumn: this many exploration acts before the reference's calls.")
@@ -549,7 +551,8 @@ def estimate_command(
             names = protocol_names(protocol)
 
         def agents_of(suite: "Suite", _protocol: "Protocol") -> list["AgentOptions"]:
-            return requested_agents(["llm"], model, parse_agent_options(agent_opt or [], suite.name), None, None)
+            options = parse_agent_options(agent_opt or [], suite.name)
+            return requested_agents(["llm"], model, options, token_limit, cost_limit)
 
         _estimate_protocols(names, agents_of, as_json)
         return
@@ -559,7 +562,7 @@ def estimate_command(
         if not suite_names:
             raise UserError("name the suites to estimate (or `all`), or a paper's protocol with --protocol NAME")
         suites = all_suites() if suite_names == ["all"] else [get_suite(name) for name in suite_names]
-        requested = requested_agents(["llm"], model, parse_agent_options(agent_opt or []), None, None)
+        requested = requested_agents(["llm"], model, parse_agent_options(agent_opt or []), token_limit, cost_limit)
         if len(suites) > 1 and (explore is not None or from_run is not None):
             raise UserError("--explore and --from are for one suite")
         estimates = estimate_agents(
@@ -639,18 +642,22 @@ def show_estimates(estimates: list[Any], as_json: bool) -> None:
         doc = estimate.document()
         options = " ".join(f"{k}={v}" for k, v in doc["agent_options"].items())
         repeated = f", {estimate.repeats} repeats" if estimate.repeats > 1 else ""
-        title = f"{doc['suite']}: {doc['model']}{' ' + options if options else ''} (estimate, expected case{repeated})"
+        budgets = doc["budgets"]
+        limits = [f"token limit {budgets['token_limit']:,}"] if "token_limit" in budgets else []
+        limits += [f"cost limit ${budgets['cost_limit']:g}"] if "cost_limit" in budgets else []
+        what = " ".join([doc["model"], *filter(None, [options]), *limits])
+        title = f"{doc['suite']}: {what} (estimate, expected case{repeated})"
         table = Table(title=title)
-        for column in ("task", "requests", "compactions", "peak prompt", "input", "cached", "output", "dollars"):
-            table.add_column(column, justify="left" if column == "task" else "right")
+        for column in (*ESTIMATE_COLUMNS, "ending"):
+            table.add_column(column, justify="left" if column in ("task", "ending") else "right")
         for row in doc["tasks"]:
             name = (
                 row["task"] if len({r["condition"] for r in doc["tasks"]}) == 1 else f"{row['task']} {row['condition']}"
             )
-            table.add_row(*_estimate_cells(name, row))
+            table.add_row(*_estimate_cells(name, row), row["ending"])
         table.add_section()
         for case in CASES:
-            table.add_row(*_estimate_cells(f"total, {case.name}", doc["cases"][case.name]))
+            table.add_row(*_estimate_cells(f"total, {case.name}", doc["cases"][case.name]), "")
         stdout.print(table)
         for case in CASES:
             stdout.print(f"{case.name}: {doc['cases'][case.name]['assumes']}.", highlight=False)
@@ -675,6 +682,9 @@ def show_estimates(estimates: list[Any], as_json: bool) -> None:
             table.add_row(*_estimate_cells(case.name, total[case.name]))
         stdout.print(table)
     stdout.print(CAVEAT, highlight=False)
+
+
+ESTIMATE_COLUMNS = ("task", "requests", "compactions", "peak prompt", "input", "cached", "output", "dollars")
 
 
 def _estimate_cells(name: str, row: dict[str, Any]) -> list[str]:

@@ -271,6 +271,7 @@ class Estimate:
     repeats: int = 1
     tokenizer: str = TokenCounter.name
     tokenizer_reason: str = ""
+    budgets: dict[str, float] = field(default_factory=dict)  # the episode's token_limit and cost_limit, when given
 
     def case_rows(self, case: str) -> list[TaskEstimate]:
         """The rows of ``case`` (low, expected or high)."""
@@ -291,6 +292,7 @@ class Estimate:
             "suite": self.suite,
             "model": self.model,
             "agent_options": self.settings,
+            "budgets": self.budgets,
             "trajectories": self.trajectories,
             "repeats": self.repeats,
             "tokenizer": self.tokenizer,
@@ -413,7 +415,13 @@ def estimate_run(
     if recorded is None:
         reference_name(suite)  # a clear message before anything is played
     counter, reason = token_counter(spec)
-    llm = AgentOptions(name="llm", model=agent.model, options=agent.options)
+    llm = AgentOptions(
+        name="llm",
+        model=agent.model,
+        options=agent.options,
+        token_limit=agent.token_limit,
+        cost_limit=agent.cost_limit,
+    )  # the budgets end an estimated episode as they would end a real one
     result = Estimate(
         suite.name,
         spec.id,
@@ -423,6 +431,11 @@ def estimate_run(
         repeats=repeats,
         tokenizer=counter.name,
         tokenizer_reason=reason,
+        budgets={
+            name: value
+            for name, value in (("token_limit", agent.token_limit), ("cost_limit", agent.cost_limit))
+            if value is not None
+        },
     )
     for planned in _planned(suite, llm, split or _run_split(from_run), tasks, conditions):
         where = (planned.task.id, planned.condition.name)
