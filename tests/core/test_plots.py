@@ -4,7 +4,7 @@ import pytest
 from matplotlib.patches import Rectangle
 
 from discogym.core import AgentOptions, Episode
-from discogym.core.reporting.plots import score_figure, score_plot, score_scale
+from discogym.core.reporting.plots import LABEL_WIDTH, score_figure, score_plot, score_scale
 from discogym.core.running.episode_loop import play_episode
 from discogym.core.running.runner import plan_episode
 from tests.core.toy_suite import suite
@@ -79,3 +79,22 @@ def test_a_suite_is_drawn_on_the_range_it_declares(monkeypatch):
     assert figure is not None
     (toy,) = figure.axes
     assert toy.get_xlim() == (0.0, 10.0) and "0 to 10" in toy.get_xlabel()
+
+
+def test_a_local_models_long_name_is_drawn_in_lines_and_the_panel_keeps_its_width(tmp_path, recwarn):
+    # issue 47: a local model's name (80 characters) cut the labels of scores.png and collapsed its panel
+    long = "openai-compatible/SmolLM2-135M-Instruct-Q8_0.gguf@http://127.0.0.1:8080/v1"
+    episodes = play("bisect")
+    named = [e.model_copy(update={"key": e.key.model_copy(update={"model": long})}) for e in episodes]
+    figure = score_figure(episodes + named)
+    assert figure is not None
+    (axes,) = figure.axes
+    labels = [tick.get_text() for tick in axes.get_yticklabels()]
+    assert labels[0] == f"plain / bisect (n={len(episodes)})"
+    lines = labels[1].split("\n")
+    assert len(lines) == 3 and all(len(line) <= LABEL_WIDTH for line in lines)
+    assert "".join(lines) == f"plain / bisect / {long} (n={len(episodes)})"  # broken at its / and :, nothing lost
+    assert score_plot(episodes + named, tmp_path / "scores.png") is not None
+    figure.canvas.draw()
+    assert axes.get_window_extent().width > figure.bbox.width / 3  # the labels did not squeeze the panel away
+    assert not [w for w in recwarn if "layout" in str(w.message)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,10 +45,30 @@ def score_scale(scores: list[float]) -> tuple[float, float]:
     return low, next((ceiling for ceiling in (1.0, 100.0) if high <= ceiling), high)
 
 
+LABEL_WIDTH = 44  # characters of a plot's label on one line (a local model's name runs to 80 and more)
+BREAKS = re.compile(r"[^ /@:_-]+[ /@:_-]*|[ /@:_-]+")  # runs of a label, each ending where a line may break
+
+
 def row_label(episode: Episode) -> str:
-    """``condition / agent / model``: one bar, line or panel of a plot. Plots never merge two of these."""
+    """``condition / agent / model``: one bar, line or panel of a plot, in lines of :data:`LABEL_WIDTH` at most
+    (:func:`wrapped`). Plots never merge two of these."""
     key = episode.key
-    return " / ".join(filter(None, [key.condition, key.agent_label(), key.model]))
+    return wrapped(" / ".join(filter(None, [key.condition, key.agent_label(), key.model])))
+
+
+def wrapped(label: str, width: int = LABEL_WIDTH) -> str:
+    """``label`` in lines of at most ``width`` characters, broken after a space, ``/``, ``@``, ``:``, ``_`` or
+    ``-`` (a run longer than a line is cut where the line ends)."""
+    lines = [""]
+    for run in BREAKS.findall(label):
+        while len(lines[-1]) + len(run) > width:
+            if lines[-1].strip():
+                lines.append("")
+                continue
+            lines[-1], run = run[:width], run[width:]
+            lines.append("")
+        lines[-1] += run
+    return "\n".join(line.rstrip() for line in lines if line.strip())
 
 
 def by_row(episodes: Iterable[Episode]) -> list[tuple[str, list[Episode]]]:
@@ -105,7 +126,8 @@ def score_figure(episodes: list[Episode]) -> Figure | None:
     panels = group_by((e for e in episodes if e.score.value is not None), lambda e: (e.key.suite,))
     if not panels:
         return None
-    bars = [len({row_label(e) for e in members}) for _, members in panels]
+    # a bar's height grows with its label's lines
+    bars = [sum(max(1.0, 0.6 * (label.count("\n") + 1)) for label, _ in by_row(members)) for _, members in panels]
     figure = Figure(figsize=(8, 0.6 + sum(0.9 + 0.4 * count for count in bars)), layout="constrained")
     grid = figure.subplots(len(panels), 1, squeeze=False, gridspec_kw={"height_ratios": [1.5 + n for n in bars]})
     for axes, ((suite,), members) in zip(grid[:, 0], panels, strict=True):
