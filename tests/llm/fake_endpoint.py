@@ -891,6 +891,9 @@ class FakeEndpoint:
         self.summary = summary  # if set, the answer to every request for a summary (the script is kept for others)
         self.prefix_cache = ChatPrefixCache() if prefix_cache else None  # else a quarter of each prompt is cached
         self.requests: list[Request] = []
+        # what GET answers, by path (``/v1/models`` as vLLM lists its models, ``/props`` as llama.cpp's server
+        # says its settings); any other GET is 404
+        self.pages: dict[str, Any] = {}
         self.lock = threading.Lock()
         self.replies = 0
         self.answer_delay_s = answer_delay_s
@@ -960,6 +963,14 @@ class FakeEndpoint:
                     endpoint._connections.discard(self.connection)
                 with contextlib.suppress(OSError):
                     super().finish()
+
+            def do_GET(self) -> None:
+                page = endpoint.pages.get(self.path)
+                with contextlib.suppress(OSError):
+                    if page is None:
+                        send(self, 404, b'{"error": "not found"}', "application/json", None)
+                    else:
+                        send(self, 200, json.dumps(page).encode(), "application/json", None)
 
             def do_POST(self) -> None:
                 body = json.loads(self._read_body() or b"{}")

@@ -89,8 +89,8 @@ def test_mistakes_known_before_the_run_stop_it_in_one_line_and_write_nothing(tmp
         (["run", "petri", "--model", "openai/gpt-4o-mini", "--agent-opt", "window_turns=many"],
          "error: agent 'llm': --agent-opt window_turns: Input should be a valid integer"),
         (["run", "petri", "--model", "openai-compatible/local@http://127.0.0.1:9/v1"],
-         "error: --model openai-compatible/local@http://127.0.0.1:9/v1: its context window is not known here; give "
-         "it in tokens with --agent-opt context_window=N"),
+         "error: --model openai-compatible/local@http://127.0.0.1:9/v1: its context window is not known here "
+         "(cannot ask http://127.0.0.1:9/v1/models: ConnectError"),
         (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "scaffold=plancraft"],
          "error: autumn: --agent-opt scaffold=plancraft is Plancraft's scaffold for suite 'crafting'"),
         (["sweep", "--model", "openai/gpt-4o-mini", "--agent-opt", "crafting:scaffold=plancraft", "--split",

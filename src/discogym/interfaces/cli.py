@@ -115,9 +115,22 @@ def list_command(
 
 
 @app.command("models")
-def models_command(as_json: JsonOption = False) -> None:
+def models_command(
+    url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="List what the OpenAI-compatible server at URL (its .../v1) serves instead, with each model's "
+            "context window where the server says it (vLLM, llama.cpp's server).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
     """List the models discogym knows: the papers' and every priced one, with context window, output limit,
     prices (dollars per million tokens) and whether the key is set. Any other Inspect model name works too."""
+    if url is not None:
+        _served_models(url, as_json)
+        return
     with user_errors():
         try:
             from discogym.llm.models import PAPER_MODELS, known_models
@@ -143,6 +156,22 @@ def models_command(as_json: JsonOption = False) -> None:
         )
     stdout.print(table)
     stdout.print("Prices: US dollars per million tokens (DISCOGYM_PRICES adds or overrides them; see docs/llm.md).")
+
+
+def _served_models(url: str, as_json: bool) -> None:
+    with user_errors():
+        from discogym.llm.servers import served_models
+
+        served = served_models(url)
+    if as_json:
+        print_json({"url": url, "models": [model.model_dump() for model in served]})
+        return
+    table = Table(Column("model for --model", no_wrap=True), "context", "context from")
+    for model in served:
+        table.add_row(f"openai-compatible/{model.name}@{url}", _tokens(model.context_window), model.source or "")
+    stdout.print(table)
+    if any(model.context_window is None for model in served):
+        stdout.print("A model without a context window needs --agent-opt context_window=N (the server's setting).")
 
 
 @app.command("protocols")

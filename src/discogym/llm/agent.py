@@ -63,6 +63,7 @@ from discogym.llm.models import ModelFacts, ModelSpec, Price, model_facts, parse
 from discogym.llm.notes import MAX_NOTE_ROUNDS, NOTES_CHARS, NOTES_TOOL, Notes, notes_spec
 from discogym.llm.prompts import SYSTEM_PROMPT
 from discogym.llm.scaffolds import Scratchpad, scaffold
+from discogym.llm.servers import served_window
 
 TEXT_PROTOCOL = (
     "Act by replying with exactly one JSON object and nothing else, of the form "
@@ -216,7 +217,12 @@ class LLMAgent(Agent):
             **self.config.model_dump(exclude={"key_env"}),
             "context_window": self.window,  # the model's, unless the option set another
             "compact_at": self.threshold if self.config.context == "compact" else None,
+            # where a window asked of the model's own server came from (only then)
+            **({"context_window_source": source} if (source := self._window_source()) else {}),
         }
+
+    def _window_source(self) -> str | None:
+        return self.facts.context_window_source if self.config.context_window is None else None
 
     def act(self, history: Sequence[Turn]) -> AgentDecision:
         if history:
@@ -458,8 +464,19 @@ def make_llm_agent(options: AgentOptions) -> Agent:
         message = Text.from_markup(str(err)).plain  # Inspect words some of them in rich's markup
         raise UserError(f"--model {options.model}: {type(err).__name__}: {message}") from None
     if facts.context_window is None and settings.context_window is None:
-        raise UserError(
-            f"--model {options.model}: its context window is not known here; give it in tokens with --agent-opt "
-            "context_window=N (the server's setting, e.g. llama.cpp's --ctx-size or vLLM's --max-model-len)"
-        )
+        facts = window_of_server(options.model, spec, facts)
     return LLMAgent(spec, engine, settings, facts)
+
+
+def window_of_server(model: str, spec: ModelSpec, facts: ModelFacts) -> ModelFacts:
+    """``facts`` with the context window the model's own server says (vLLM, llama.cpp); a UserError when it
+    says none, since a context policy that guessed a window could overflow a small local server without a word."""
+    why = "no server to ask"
+    if spec.base_url is not None:
+        window, why = served_window(spec.base_url, spec.name)
+        if window is not None:
+            return facts.model_copy(update={"context_window": window, "context_window_source": why})
+    raise UserError(
+        f"--model {model}: its context window is not known here ({why}); give it in tokens with --agent-opt "
+        "context_window=N (the server's setting, e.g. llama.cpp's --ctx-size or vLLM's --max-model-len)"
+    )

@@ -252,6 +252,7 @@ class ModelFacts(BaseModel):
     model: str
     provider: str
     context_window: int | None
+    context_window_source: str | None = None  # where a window not in Inspect's database came from (a server)
     output_limit: int | None
     price: Price | None
     key_variable: str | None
