@@ -58,10 +58,13 @@ def served_window(url: str, name: str) -> tuple[int | None, str]:
 
 
 def _served(item: dict[str, Any]) -> ServedModel:
-    window = item.get("max_model_len")
-    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
-        return ServedModel(name=item["id"], context_window=window, source=VLLM_SOURCE)
-    return ServedModel(name=item["id"])
+    window = _window(item.get("max_model_len"))
+    return ServedModel(name=item["id"], context_window=window, source=VLLM_SOURCE if window else None)
+
+
+def _window(value: Any) -> int | None:
+    """``value`` if it is a window in tokens (a positive integer), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _llama_cpp_window(url: str) -> int | None:
@@ -72,8 +75,7 @@ def _llama_cpp_window(url: str) -> int | None:
     except UserError:
         return None
     settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-    window = settings.get("n_ctx") if isinstance(settings, dict) else None
-    return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
+    return _window(settings.get("n_ctx")) if isinstance(settings, dict) else None
 
 
 def _json_of(address: str) -> Any:

@@ -69,14 +69,10 @@ class StudyGames:
     def running(self, number: int) -> BrowserGame | None:
         return self.server.running(str(number))
 
-    def by_secret(self, secret: str) -> BrowserGame | None:
-        """The game the participant whose secret is ``secret`` is playing, or None."""
-        number = self.study.number_of(secret)
-        return None if number is None else self.running(number)
-
     def seen_playing(self, secret: str) -> BrowserGame | None:
         """The game running for the participant whose secret is ``secret``, if the study has seen that secret
-        before (a running game's player has); never asks the database (FramesFirst asks on the event loop)."""
+        before (a running game's player has: their page looked it up); never asks the database (FramesFirst and
+        FrameCalls ask on the event loop; a call they pass on finds its participant through the app's route)."""
         number = self.study.seen_number(secret)
         return None if number is None else self.running(number)
 
@@ -236,8 +232,8 @@ def create_study_app(
         study.release()
 
     def running(secret: str) -> BrowserGame:
-        participant_of(study, secret)
-        game = games.by_secret(secret)
+        participant_of(study, secret)  # looked up: seen from now on
+        game = games.seen_playing(secret)
         if game is None:
             raise HTTPException(409, "no game is running: the game is over")
         return game
@@ -246,7 +242,7 @@ def create_study_app(
         "discogym study",
         lifespan,
         allowed_hosts(allowed, listen),
-        inner=lambda app: app.add_middleware(FrameCalls, games=games.server, path=CALL_PATH, find=games.by_secret),
+        inner=lambda app: app.add_middleware(FrameCalls, games=games.server, path=CALL_PATH, find=games.seen_playing),
         outer=lambda app: app.add_middleware(FramesFirst, games=games.server, path=CALL_PATH, find=games.seen_playing),
         study_page=True,
     )
