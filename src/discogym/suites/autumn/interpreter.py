@@ -39,6 +39,7 @@ Stdlib = Literal["discogym", "official"]
 MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
 OPS_BUDGET = 2_000_000  # function calls and list elements made, per step (and for initialization)
 TIME_BUDGET = 5.0  # seconds per step
+OVERFLOW = "integer overflow: the result is outside the 64-bit range"
 OPERATORS = {"+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "and", "or", "&", "|", "!"}
 
 
@@ -79,7 +80,7 @@ def int64(value: int) -> int:
     """``value`` if it is a 64-bit integer; AutumnError otherwise (the official interpreter's integers are C++
     ints: we stop where they would overflow rather than let a number grow without bound)."""
     if not INT_MIN <= value <= INT_MAX:
-        raise AutumnError("integer overflow: the result is outside the 64-bit range")
+        raise AutumnError(OVERFLOW)
     return value
 
 
@@ -626,9 +627,18 @@ class Interpreter:
         if isinstance(target, Symbol):
             name = target.name
 
-            def assign(frame: Frame) -> Any:
+            root, assign_outside = self.root, self._assign_outside
+
+            def assign(frame: Frame) -> Any:  # Interpreter.assign, its search of the local scopes inline
                 value = value_code(frame)
-                self.assign(name, value, frame)
+                current: Frame | None = frame
+                while current is not root and current is not None:
+                    names = current.names
+                    if name in names:
+                        names[name] = value
+                        return value
+                    current = current.parent
+                assign_outside(name, value, frame)
                 return value
 
             return assign
@@ -658,6 +668,10 @@ class Interpreter:
                 current.names[name] = value
                 return
             current = current.parent
+        self._assign_outside(name, value, frame)
+
+    def _assign_outside(self, name: str, value: Any, frame: Frame) -> None:
+        """The assignment of a name that no local scope binds: to the global, or a new name in ``frame``."""
         if name in self.globals:
             _same_kind(name, self.globals[name], value)
             self.globals[name] = value
@@ -671,9 +685,12 @@ class Interpreter:
         if len(expr.items) != 3 or not isinstance(expr.items[2], Symbol):
             raise AutumnError("field access is (.. object field)", expr.line, expr.column)
         holder, name = self.compile(expr.items[1]), expr.items[2].name
+        usual_type, usual_field = USUAL_FIELDS.get(name, (None, None))
 
         def read(frame: Frame) -> Any:
             value = holder(frame)
+            if type(value) is usual_type:  # a Position's x or y, an object's origin: no checks to make
+                return usual_field(value)  # type: ignore[misc]
             if name == "render" and isinstance(value, Instance):  # every object's method: its cells on the grid
                 return self.render_method(value)
             try:
@@ -748,20 +765,48 @@ class Interpreter:
         if len(operands) != 2:
             raise AutumnError(f"'{op}' takes two operands (operators are binary)", expr.line, expr.column)
         left, right = operands
+        truth = self._truth
         if op in ("and", "&"):
-            return lambda frame: self._truth(left(frame)) and self._truth(right(frame))
+
+            def both(frame: Frame) -> bool:
+                a = left(frame)
+                if a is False or (a is not True and not truth(a)):  # a boolean decides at once
+                    return False
+                b = right(frame)
+                return b if b is True or b is False else truth(b)
+
+            return both
         if op in ("or", "|"):
-            return lambda frame: self._truth(left(frame)) or self._truth(right(frame))
-        if op == "==":
-            return lambda frame: left(frame) == right(frame)
-        if op == "!=":
-            return lambda frame: left(frame) != right(frame)
+
+            def either(frame: Frame) -> bool:
+                a = left(frame)
+                if a is True or (a is not False and truth(a)):
+                    return True
+                b = right(frame)
+                return b if b is True or b is False else truth(b)
+
+            return either
+        constant = _literal_integer(expr.items[2])  # (< x 3), (+ y 1): the literal needs no evaluation nor check
+        if op in ("==", "!="):
+            same = operator.eq if op == "==" else operator.ne
+            if constant is not None:
+                return lambda frame: same(left(frame), constant)
+            return lambda frame: same(left(frame), right(frame))
         if op in COMPARISONS:  # never an error past the operands' checks: no error handler around it
             compare = COMPARISONS[op]
+            if constant is not None:
+
+                def compare_to_constant(frame: Frame) -> Any:
+                    a = left(frame)
+                    if type(a) is not int:  # an int (not a bool) passes at once, anything else is checked
+                        _integer(a, op, expr)
+                    return compare(a, constant)
+
+                return compare_to_constant
 
             def compare_integers(frame: Frame) -> Any:
                 a = left(frame)
-                if type(a) is not int:  # an int (not a bool) passes at once, anything else is checked
+                if type(a) is not int:
                     _integer(a, op, expr)
                 b = right(frame)
                 if type(b) is not int:
@@ -769,6 +814,34 @@ class Interpreter:
                 return compare(a, b)
 
             return compare_integers
+        if op in PLAIN_ARITHMETIC:  # + - *: the 64-bit check inline (the commonest operations of every program)
+            combine = PLAIN_ARITHMETIC[op]
+            if constant is not None:
+
+                def compute_with_constant(frame: Frame) -> Any:
+                    a = left(frame)
+                    if type(a) is not int:
+                        _integer(a, op, expr)
+                    value = combine(a, constant)
+                    if INT_MIN <= value <= INT_MAX:
+                        return value
+                    raise AutumnError(OVERFLOW, expr.line, expr.column)
+
+                return compute_with_constant
+
+            def compute_in_range(frame: Frame) -> Any:
+                a = left(frame)
+                if type(a) is not int:
+                    _integer(a, op, expr)
+                b = right(frame)
+                if type(b) is not int:
+                    _integer(b, op, expr)
+                value = combine(a, b)
+                if INT_MIN <= value <= INT_MAX:
+                    return value
+                raise AutumnError(OVERFLOW, expr.line, expr.column)
+
+            return compute_in_range
         arithmetic = ARITHMETIC[op]
 
         def compute(frame: Frame) -> Any:
@@ -929,6 +1002,12 @@ def _checked(function: Callable[[int, int], Any]) -> Callable[[int, int, Node], 
     return run
 
 
+USUAL_FIELDS: dict[str, tuple[type, Callable[[Any], Any]]] = {
+    "x": (Position, operator.attrgetter("x")),
+    "y": (Position, operator.attrgetter("y")),
+    "origin": (Instance, operator.attrgetter("origin")),
+}
+PLAIN_ARITHMETIC: dict[str, Callable[[int, int], int]] = {"+": operator.add, "-": operator.sub, "*": operator.mul}
 ARITHMETIC: dict[str, Callable[[int, int, Node], Any]] = {
     "+": _checked(lambda a, b: int64(a + b)),
     "-": _checked(lambda a, b: int64(a - b)),
@@ -942,6 +1021,11 @@ COMPARISONS: dict[str, Callable[[int, int], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
+
+
+def _literal_integer(expr: Expr) -> int | None:
+    """The value of an integer literal (a number as written, which is never a boolean), else None."""
+    return expr.value if isinstance(expr, Number) else None
 
 
 def _is_form(expr: Expr, head: str) -> bool:
