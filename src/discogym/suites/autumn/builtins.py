@@ -62,7 +62,7 @@ class _Registry:
     def call(self, function: Any, *args: Any) -> Any:
         """Apply an Autumn function value (a lambda or a built-in) from inside a built-in."""
         node = function.node if isinstance(function, Lambda) else _NOWHERE
-        return self.interp.apply(function, args, self.interp.caller, node)
+        return self.interp.apply(function, args, self.interp.caller, node.line, node.column)
 
     @staticmethod
     def truth(value: Any) -> bool:

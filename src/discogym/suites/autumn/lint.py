@@ -12,7 +12,8 @@ from typing import Any, cast
 
 from discogym.suites.autumn import builtins
 from discogym.suites.autumn.builtins import PRELUDE
-from discogym.suites.autumn.interpreter import OPERATORS, Interpreter
+from discogym.suites.autumn.compiler import OPERATORS
+from discogym.suites.autumn.interpreter import Interpreter
 from discogym.suites.autumn.sexpr import AutumnError, Expr, SList, Symbol, parse, show
 
 KEYWORDS = {"true", "false", "null", "then", "else", "click", "origin"}

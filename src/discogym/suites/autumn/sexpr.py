@@ -161,3 +161,13 @@ def show(expr: Expr) -> str:
     if isinstance(expr, Text):
         return f'"{expr.value}"'
     return "(" + " ".join(show(item) for item in expr.items) + ")"
+
+
+def is_form(expr: Expr, head: str) -> bool:
+    """Whether ``expr`` is a list headed by the word ``head``: ``(head ...)``."""
+    return isinstance(expr, SList) and bool(expr.items) and is_word(expr.items[0], head)
+
+
+def is_word(expr: Expr, word: str) -> bool:
+    """Whether ``expr`` is the symbol ``word``."""
+    return isinstance(expr, Symbol) and expr.name == word

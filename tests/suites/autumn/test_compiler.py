@@ -1,0 +1,52 @@
+"""The compiler's own promises: Python code generated from a program keeps the order of evaluation, never runs a
+program's texts as code, and is compiled once per process."""
+
+import pytest
+
+from discogym.suites.autumn import compiler
+from discogym.suites.autumn.interpreter import Interpreter
+from discogym.suites.autumn.sexpr import AutumnError
+from tests.suites.autumn.helpers import program, value
+
+
+def test_operands_arguments_and_let_parts_are_evaluated_left_to_right():
+    source = program(
+        "(= sum (+ (print 1) (print 2)))",
+        "(= same (== (print 3) (print 4)))",
+        "(= both (& (print true) (print false)))",
+        "(= listed (list (print 5) (print 6)))",
+        "(= last (let (print 7) (print 8)))",
+        "(= called (Position (print 9) (print 10)))",
+    )
+    interpreter = Interpreter(source)
+    assert interpreter.output == ["1", "2", "3", "4", "true", "false", "5", "6", "7", "8", "9", "10"]
+    assert interpreter.globals["last"] == 8
+
+
+def test_conditions_stop_as_soon_as_they_are_decided():
+    source = program("(= a (& false (print 1)))", "(= b (| true (print 2)))", "(= c (if true then 3 else (print 4)))")
+    interpreter = Interpreter(source)
+    assert interpreter.output == []
+    assert (interpreter.globals["a"], interpreter.globals["b"], interpreter.globals["c"]) == (False, True, 3)
+
+
+def test_a_programs_texts_and_names_stay_values():
+    hostile = "') or __import__('os').system('exit 3') or ('"
+    assert value(program(f'(= text "{hostile}")'), "text") == hostile
+    with pytest.raises(AutumnError, match="unknown name 'G'"):
+        Interpreter(program("(= x (G))"))  # the generated code's own names are not the program's
+
+
+def test_a_scope_names_a_program_writes_are_its_own():
+    source = program("(= f (--> (parent) (let (= inner parent) (+ inner 1))))", "(= x (f 41))")
+    assert value(source, "x") == 42
+
+
+def test_a_second_interpreter_of_a_program_compiles_nothing():
+    source = program("(= x (+ 1 2))", "(= y (initnext 0 (+ (prev y) x)))")
+    Interpreter(source)
+    misses = compiler._code_of.cache_info().misses
+    again = Interpreter(source)
+    again.step()
+    assert compiler._code_of.cache_info().misses == misses
+    assert again.globals["y"] == 3
