@@ -6,7 +6,7 @@ import pytest
 from discogym.suites.autumn import compiler
 from discogym.suites.autumn.interpreter import Interpreter
 from discogym.suites.autumn.sexpr import AutumnError
-from tests.suites.autumn.helpers import program, value
+from tests.suites.autumn.helpers import draw, program, run, value
 
 
 def test_operands_arguments_and_let_parts_are_evaluated_left_to_right():
@@ -50,3 +50,25 @@ def test_a_second_interpreter_of_a_program_compiles_nothing():
     again.step()
     assert compiler._code_of.cache_info().misses == misses
     assert again.globals["y"] == 3
+
+
+def test_cells_made_once_are_those_of_equal_field_values_of_the_same_kind():
+    source = program(
+        '(object Box (: v Int) (if (== (+ v 0) 1) then (Cell 0 0 "red") else (Cell 0 0 "blue")))',
+        "(= boxes (initnext (list (Box 1 (Position 0 0)) (Box 1 (Position 1 0))) (list (Box true (Position 2 0)))))",
+    )
+    interpreter = Interpreter(source)
+    assert draw(interpreter.frame).split("/")[0] == "rr.."
+    with pytest.raises(AutumnError, match="'\\+' needs integers, got a boolean"):
+        interpreter.step()  # true is not 1, though Python's True == 1: no cells made for 1 are reused
+
+
+def test_cells_that_read_a_global_are_made_every_frame():
+    source = program(
+        "(object Lamp (Cell 0 0 shade))", '(= shade (initnext "red" "blue"))', "(= lamp (Lamp (Position 0 0)))"
+    )
+    assert run(source, "noop; noop") == [draw_row("r..."), draw_row("b..."), draw_row("b...")]
+
+
+def draw_row(first: str) -> str:
+    return "/".join([first, "....", "....", "...."])

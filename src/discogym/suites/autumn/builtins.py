@@ -64,6 +64,12 @@ class _Registry:
         node = function.node if isinstance(function, Lambda) else _NOWHERE
         return self.interp.apply(function, args, self.interp.caller, node.line, node.column)
 
+    def calling(self, function: Any) -> tuple[Callable[..., Any], Any, int, int]:
+        """What :meth:`call` passes on besides the arguments: ``apply(function, args, scope, line, column)`` for a
+        built-in that calls ``function`` once per element of a list."""
+        node = function.node if isinstance(function, Lambda) else _NOWHERE
+        return self.interp.apply, self.interp.caller, node.line, node.column
+
     @staticmethod
     def truth(value: Any) -> bool:
         """Autumn's truthiness."""
@@ -116,11 +122,14 @@ def _lists(registry: _Registry) -> None:
 
     @define("map", (2,))
     def map_(function: Any, items: Any) -> tuple[Any, ...]:
-        return made(tuple(call(function, item) for item in _list(items, "map")))
+        apply, scope, line, column = registry.calling(function)
+        return made(tuple(apply(function, (item,), scope, line, column) for item in _list(items, "map")))
 
     @define("filter", (2,))
     def filter_(function: Any, items: Any) -> tuple[Any, ...]:
-        return made(tuple(item for item in _list(items, "filter") if truth(call(function, item))))
+        apply, scope, line, column = registry.calling(function)
+        kept = (item for item in _list(items, "filter") if truth(apply(function, (item,), scope, line, column)))
+        return made(tuple(kept))
 
     @define("foldl", (3,))
     def foldl(function: Any, start: Any, items: Any) -> Any:
@@ -131,7 +140,8 @@ def _lists(registry: _Registry) -> None:
 
     @define("any", (2,))
     def any_(function: Any, items: Any) -> bool:
-        return any(truth(call(function, item)) for item in _list(items, "any"))
+        apply, scope, line, column = registry.calling(function)
+        return any(truth(apply(function, (item,), scope, line, column)) for item in _list(items, "any"))
 
     define("length", (1,))(lambda items: len(_list(items, "length")))
     define("head", (1,))(lambda items: _nonempty(items, "head")[0])

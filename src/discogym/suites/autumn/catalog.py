@@ -45,7 +45,7 @@ from typing import Literal
 from discogym.core import UserError
 from discogym.suites.autumn.builtins import PRELUDE
 from discogym.suites.autumn.interpreter import Interpreter
-from discogym.suites.autumn.sexpr import Expr, Number, SList, Symbol, Text, parse
+from discogym.suites.autumn.sexpr import Expr, Number, SList, Symbol, Text, parse, symbols
 from discogym.suites.autumn.values import Instance
 
 __all__ = [
@@ -261,18 +261,6 @@ def _drawn(value: object) -> bool:
     return isinstance(value, tuple) and all(isinstance(item, Instance) for item in value)
 
 
-def _symbols(expr: Expr) -> set[str]:
-    """Every symbol in an expression."""
-    if isinstance(expr, Symbol):
-        return {expr.name}
-    if isinstance(expr, SList):
-        found: set[str] = set()
-        for item in expr.items:
-            found |= _symbols(item)
-        return found
-    return set()
-
-
 def _definitions(statements: list[Expr]) -> dict[str, Expr]:
     """The value expressions of the top-level ``(= name EXPR)`` statements."""
     found: dict[str, Expr] = {}
@@ -293,12 +281,12 @@ def _stochastic(statements: list[Expr]) -> bool:
     while changed:
         changed = False
         for name, value in library.items():
-            if name not in random_names and _symbols(value) & random_names:
+            if name not in random_names and symbols(value) & random_names:
                 random_names.add(name)
                 changed = True
     used: set[str] = set()
     for statement in statements:
-        used |= _symbols(statement)
+        used |= symbols(statement)
     return bool(used & random_names)
 
 

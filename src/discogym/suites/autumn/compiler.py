@@ -78,9 +78,12 @@ class Compiler:
 
     # Functions
 
-    def _function(self, expr: Expr) -> Code:
-        """A generated function ``(frame) -> value`` for ``expr``."""
+    def _function(self, expr: Expr, local: bool = False) -> Code:
+        """A generated function ``(frame) -> value`` for ``expr``; ``local``: the scope it is given is never the
+        globals (a function's body, or a part of one)."""
         writer = _Writer()
+        if local:
+            writer.locals.add("frame")
         body = self._expression(expr, "frame", writer, 0)
         self.functions += 1
         name = f"autumn_{self.functions}"
@@ -100,7 +103,7 @@ class Compiler:
     def _expression(self, expr: Expr, frame: str, writer: "_Writer", depth: int) -> str:
         """Python source evaluating ``expr`` in the scope held by the variable ``frame``."""
         if depth > NESTING:  # deep nesting goes on in a function of its own
-            return f"{self._constant(self._function(expr))}({frame})"
+            return f"{self._constant(self._function(expr, writer.local(frame)))}({frame})"
         if isinstance(expr, Number):
             return f"({expr.value})"
         if isinstance(expr, Text):
@@ -131,8 +134,13 @@ class Compiler:
         where = f"{expr.line}, {expr.column}"
         if name not in self.interp.bound:  # only the globals hold it: there, or a built-in
             return f"(G[{name!r}] if {name!r} in G else builtin({name!r}, {where}))"
-        # the innermost scope at once, the others through look_up
-        return f"({frame}[{name!r}] if {name!r} in {frame} else look({frame}, {name!r}, {where}))"
+        if not writer.local(frame):  # the innermost scope at once, the others through look_up
+            return f"({frame}[{name!r}] if {name!r} in {frame} else look({frame}, {name!r}, {where}))"
+        outer = writer.temporary()  # a local scope has a parent: the two innermost at once
+        return (
+            f"({frame}[{name!r}] if {name!r} in {frame} else ({outer}[{name!r}] if {name!r} in ({outer} := "
+            f"{frame}[{PARENT!r}]) else look({outer}, {name!r}, {where})))"
+        )
 
     def _single(self, expr: SList, frame: str, writer: "_Writer", depth: int) -> str:
         """``(f)`` is the value of f; ``((f))`` calls f with no arguments."""
@@ -204,6 +212,7 @@ class Compiler:
         if len(expr.items) < 2:
             raise AutumnError("let needs at least one expression", expr.line, expr.column)
         inner = writer.temporary()
+        writer.locals.add(inner)
         parts = [self._expression(item, inner, writer, depth) for item in expr.items[1:]]
         return f"(({inner} := {{{PARENT!r}: {frame}}}), {', '.join(parts)})[-1]"
 
@@ -244,7 +253,7 @@ class Compiler:
             params = tuple(p.name for p in params_expr.items)  # type: ignore[union-attr]
         else:
             raise AutumnError("lambda parameters are a name or a list of names", expr.line, expr.column)
-        return self._constant(Lambda(params, self._function(expr.items[2]), expr))
+        return self._constant(Lambda(params, self._function(expr.items[2], local=True), expr))
 
     def _list(self, expr: SList, frame: str, writer: "_Writer", depth: int) -> str:
         return _tuple([self._expression(item, frame, writer, depth) for item in expr.items[1:]])
@@ -263,10 +272,15 @@ class Compiler:
 
 
 class _Writer:
-    """The temporary variables of one generated function."""
+    """The temporary variables of one generated function, and which of them hold local scopes."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.locals: set[str] = set()
+
+    def local(self, frame: str) -> bool:
+        """Whether the variable ``frame`` holds a local scope (one with a parent)."""
+        return frame in self.locals
 
     def temporary(self) -> str:
         self.count += 1

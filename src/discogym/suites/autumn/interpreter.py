@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from discogym.suites.autumn import builtins
 from discogym.suites.autumn.compat import DEFAULT_FLAVOR, Flavor, OfficialMap, official_order
-from discogym.suites.autumn.compiler import PARENT, Code, Compiler, Scope
-from discogym.suites.autumn.sexpr import AutumnError, Expr, Node, SList, Symbol, is_form, is_word, parse, show
+from discogym.suites.autumn.compiler import OPERATORS, PARENT, Code, Compiler, Scope
+from discogym.suites.autumn.sexpr import AutumnError, Expr, Node, SList, Symbol, is_form, is_word, parse, show, symbols
 from discogym.suites.autumn.values import Builtin, Cell, Instance, Lambda, ObjectType, Position, describe, truthy
 
 Action = str | tuple[str, int, int] | None  # None is noop; ("click", x, y)
@@ -26,6 +26,9 @@ Stdlib = Literal["discogym", "official"]
 MAX_DEPTH = 120  # nested calls of Autumn functions in one evaluation
 OPS_BUDGET = 2_000_000  # function calls and list elements made, per step (and for initialization)
 TIME_BUDGET = 5.0  # seconds per step
+MADE_CELLS = 4096  # the cells kept per object type (for field values seen before)
+CELL_WORDS = {"Cell", "Position", "true", "false", "null", "if", "then", "else", "list", "..", *OPERATORS}
+PLAIN_VALUES = {str, int, bool, Position}
 
 
 @dataclass
@@ -183,9 +186,23 @@ class Interpreter:
             fields.append(item.items[1].name)  # type: ignore[union-attr]
         cell_code = self.compile(items[-1])
         field_names = tuple(fields)
-        root = self.root
+        root, globals_ = self.root, self.globals
+        used = symbols(items[-1])
+        # cells that only the fields (and the origin) decide are made once per field values: most objects' are
+        fixed = used <= CELL_WORDS | {*field_names, "origin"}
+        by_origin = "origin" in used
+        made: dict[Any, tuple[Cell, ...]] = {}
 
         def cells(instance: Instance) -> tuple[Cell, ...]:
+            key = None
+            if fixed and "Cell" not in globals_ and "Position" not in globals_:  # (a program may name a global so)
+                values = instance.values
+                kinds = tuple(map(type, values))  # part of the key: True == 1, but a bool and an int differ
+                if PLAIN_VALUES.issuperset(kinds):
+                    key = (values, kinds, instance.origin) if by_origin else (values, kinds)
+                    found = made.get(key)
+                    if found is not None:
+                        return found
             names = dict(zip(field_names, instance.values, strict=True))
             names["origin"] = instance.origin
             names[PARENT] = root
@@ -194,6 +211,10 @@ class Interpreter:
             for cell in found:
                 if not isinstance(cell, Cell):
                     raise AutumnError(f"object {name}'s cells must be Cells, not {describe(cell)}")
+            if key is not None:
+                if len(made) >= MADE_CELLS:
+                    made.clear()
+                made[key] = found
             return found
 
         kind = ObjectType(name, field_names, cells, stmt)
@@ -206,6 +227,7 @@ class Interpreter:
         codes: dict[str, Code] = {name: code for name, (code, _) in self._definitions.items()}
         codes |= {name: v.init for name, v in self._state.items()}
         self.state_order = self._state_order()
+        self._painted = self.rendered_names()  # (loading is over: the names stay)
         if self.order == "program":
             order = self._program_order(codes)
         else:  # the official interpreter defines the plain globals as it reads them, then the state variables
@@ -337,7 +359,7 @@ class Interpreter:
     def objects(self) -> list[Instance]:
         """Every object held by a global (in lists, and lists in lists, too), in paint order."""
         found: list[Instance] = []
-        for name in self.rendered_names():
+        for name in self._painted:
             _instances(self.globals.get(name), found)
         return found
 
@@ -378,12 +400,13 @@ class Interpreter:
         grid = [[background] * size for _ in range(size)]
         occupied: set[tuple[int, int]] = set()
         self._start_budget()
-        for instance in self.objects():
-            for cell in self.cells_of(instance):
-                x, y = cell.position.x, cell.position.y
+        for instance in self.objects():  # as cells_of places them, without making a Cell for each
+            origin = instance.origin
+            for cell in instance.type.cells(instance):
+                x, y = origin.x + cell.position.x, origin.y + cell.position.y
                 occupied.add((x, y))  # off the grid too: isFreePos there is false, as in the official one
                 if 0 <= x < size and 0 <= y < size:
-                    grid[y][x] = cell.color
+                    grid[y][x] = cell.color.lower()
         self.occupied = frozenset(occupied)
         return grid
 
@@ -478,8 +501,14 @@ class Interpreter:
         return value
 
     def assign_value(self, frame: Scope, name: str, value: Any) -> Any:
-        """``(= name value)``: :meth:`assign`, and the value."""
-        self.assign(name, value, frame)
+        """``(= name value)``: :meth:`assign` (its search of the local scopes inline), and the value."""
+        current, root = frame, self.root
+        while current is not root:
+            if name in current:
+                current[name] = value
+                return value
+            current = current[PARENT]
+        self._assign_outside(name, value, frame)
         return value
 
     def assign_field(

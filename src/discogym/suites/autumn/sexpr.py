@@ -171,3 +171,15 @@ def is_form(expr: Expr, head: str) -> bool:
 def is_word(expr: Expr, word: str) -> bool:
     """Whether ``expr`` is the symbol ``word``."""
     return isinstance(expr, Symbol) and expr.name == word
+
+
+def symbols(expr: Expr) -> set[str]:
+    """Every symbol in an expression."""
+    if isinstance(expr, Symbol):
+        return {expr.name}
+    if isinstance(expr, SList):
+        found: set[str] = set()
+        for item in expr.items:
+            found |= symbols(item)
+        return found
+    return set()
