@@ -298,12 +298,25 @@ def raw_request(root: str, head: bytes, body_chunks: list[bytes] = ()) -> str:  
 
 def test_a_request_body_over_one_mib_is_refused(toy_study):
     root, _ = toy_study
-    declared = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 150000000\r\n\r\n"
+    declared = b"POST /p/x/consent HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 150000000\r\n\r\n"
     assert raw_request(root, declared).startswith("HTTP/1.1 413")  # refused before any of it is read
-    chunked = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    chunked = b"POST /p/x/consent HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
     chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
     answer = raw_request(root, chunked, [chunk] * 20)  # 1.25 MiB without a declared length
     assert answer.startswith("HTTP/1.1 413") and "at most 1048576 bytes" in answer
+
+
+def test_a_call_body_over_its_own_limit_is_refused_unread(toy_study):
+    # N3 of issue 46: a 1 MB call was read whole (under the 1 MiB limit of any body) before it was refused; now a
+    # call's Content-Length over 32 KiB is refused at once, and a chunked one once 32 KiB have come
+    root, _ = toy_study
+    refusal = '{"error":"a call\'s arguments are at most 16,384 bytes as JSON"}'
+    declared = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n{"
+    answer = raw_request(root, declared)  # the rest of the body never comes: a read would wait for it (408)
+    assert answer.startswith("HTTP/1.1 413") and answer.endswith(refusal)
+    chunked = b"POST /api/p/x/call HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+    answer = raw_request(root, chunked, [b"5000\r\n" + b"x" * 0x5000 + b"\r\n"] * 3)  # 48 KiB, no length declared
+    assert answer.startswith("HTTP/1.1 413") and answer.endswith(refusal)
 
 
 def test_a_body_that_trickles_in_is_cut_off(toy_study, monkeypatch):

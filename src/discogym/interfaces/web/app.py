@@ -26,7 +26,15 @@ from discogym.core.running.session import ClientMistake
 from discogym.core.running.storage import RunDir
 from discogym.core.terminal.console import plural
 from discogym.interfaces.web.browse import replay_steps
-from discogym.interfaces.web.games import BrowserGame, FrameCalls, FramesFirst, GameServer, GameSpec, page_steps
+from discogym.interfaces.web.games import (
+    BrowserGame,
+    FrameCalls,
+    FramesFirst,
+    GameServer,
+    GameSpec,
+    call_bodies,
+    page_steps,
+)
 from discogym.interfaces.web.guard import allowed_hosts
 from discogym.interfaces.web.runs_pages import RunsFolder, relative_to, runs_routes
 from discogym.interfaces.web.site import Page, web_app
@@ -139,6 +147,7 @@ def create_app(
         lifespan,
         allowed_hosts(allowed, listen),
         inner=lambda app: app.add_middleware(FrameCalls, games=games, path=CALL_PATH, find=running),
+        smaller=call_bodies(CALL_PATH),
         outer=lambda app: app.add_middleware(FramesFirst, games=games, path=CALL_PATH, find=running),
         filters={"cell": format_cell, "plural": plural, "relative": lambda text: relative_to(text, runs)},
         shown=lambda detail: relative_to(detail, runs),

@@ -47,7 +47,7 @@ from discogym.core.running.process import CollectorFreezer, computing_in_workers
 from discogym.core.running.session import ClientMistake, ExternalEpisodes, Session
 from discogym.core.terminal.console import plural
 from discogym.interfaces.web.browse import replay_steps_of
-from discogym.interfaces.web.guard import replayed
+from discogym.interfaces.web.guard import SmallerLimit, replayed
 from discogym.interfaces.web.journal import Journal
 from discogym.interfaces.web.pace import FramePace
 from discogym.interfaces.web.study import shortened
@@ -529,24 +529,32 @@ class GamesMiddleware:
         return None
 
 
+def call_bodies(path: re.Pattern[str]) -> SmallerLimit:
+    """The pages' calls (``path`` matches a call's path) as guard.BodyLimit bounds them: a body over
+    :data:`MAX_CALL_BODY_BYTES` is refused (413) before it is read as JSON, and one that says so by its
+    Content-Length before it is read at all."""
+    refusal = f"a call's arguments are at most {MAX_ARGS_BYTES:,} bytes as JSON"
+
+    def limit(scope: Scope) -> tuple[int, str] | None:
+        if scope["method"] == "POST" and path.fullmatch(scope["path"]):
+            return MAX_CALL_BODY_BYTES, refusal
+        return None
+
+    return limit
+
+
 class FrameCalls(GamesMiddleware):
-    """The pages' calls, answered before FastAPI where that saves the server work: a body over
-    :data:`MAX_CALL_BODY_BYTES` is refused (413) before it is read as JSON, and the calls of games at a frame rate,
-    some eight a second for each player, are answered here, before FastAPI's routing, dependency solving and body
-    validation, which cost more than a frame of the game itself (a call beyond :data:`CALLS_IN_FLIGHT` before its
-    body is read). Anything else, and a call that is not a well-formed one in a running game at a frame rate, goes
-    on to the app as it came."""
+    """The calls of games at a frame rate, some eight a second for each player, answered here, before FastAPI's
+    routing, dependency solving and body validation, which cost more than a frame of the game itself (a call beyond
+    :data:`CALLS_IN_FLIGHT` before its body is read). Anything else, and a call that is not a well-formed one in a
+    running game at a frame rate, goes on to the app as it came."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = self.call_path(scope)
         if match is None:
             await self.app(scope, receive, send)
             return
-        message = await receive()  # the whole body: BodyLimit read it
-        if len(message.get("body", b"")) > MAX_CALL_BODY_BYTES:
-            refusal = f"a call's arguments are at most {MAX_ARGS_BYTES:,} bytes as JSON"
-            await JSONResponse({"error": refusal}, status_code=413)(scope, receive, send)
-            return
+        message = await receive()  # the whole body: BodyLimit read it (and bounded it: call_bodies)
         game = self.find(match[1])
         if game is None or game.pace is None or not json_content(scope):
             await self.app(scope, replayed(message, receive), send)

@@ -8,14 +8,14 @@ comes from a program on this machine (curl, a test), which the Host check and th
 trust."""
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.responses import PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from discogym.core import UserError
@@ -109,6 +109,7 @@ class SecurityHeaders:
 
 
 MAX_BODY_BYTES = 1024 * 1024
+SmallerLimit = Callable[[Scope], tuple[int, str] | None]  # a request's smaller limit on its body, and the refusal
 BODY_SECONDS = 10.0  # a request's body must arrive within this time
 # uvicorn's settings for both apps: HTTP parsed by httptools, with request heads of at most 16 KiB that must arrive
 # within 10 s and connections capped (heads.BoundedHeads: 503 to a connection opened beyond the cap, never to one
@@ -123,12 +124,14 @@ SERVER_LIMITS: dict[str, Any] = {
 
 
 class BodyLimit:
-    """Reads a request's body before the app sees it: over :data:`MAX_BODY_BYTES` (by its Content-Length or as it
-    arrives) it is refused with 413, and one that takes longer than :data:`BODY_SECONDS` to arrive with 408, so
-    that no request holds a worker while a client trickles its body in."""
+    """Reads a request's body before the app sees it: over its limit (by its Content-Length or as it arrives) it is
+    refused with 413, and one that takes longer than :data:`BODY_SECONDS` to arrive with 408, so that no request
+    holds a worker while a client trickles its body in. The limit is :data:`MAX_BODY_BYTES`, or what ``smaller``
+    says for the request (a bound and the refusal's message): a body refused by its Content-Length is never read."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, smaller: "SmallerLimit" = lambda scope: None) -> None:
         self.app = app
+        self.smaller = smaller
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -138,12 +141,13 @@ class BodyLimit:
         if not declared.isdigit():
             await _refuse(400, "malformed Content-Length", scope, receive, send)
             return
-        if int(declared) > MAX_BODY_BYTES:
-            await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
+        limit, too_big = self.smaller(scope) or (MAX_BODY_BYTES, f"a request body is at most {MAX_BODY_BYTES} bytes")
+        if int(declared) > limit:
+            await _refuse(413, too_big, scope, receive, send)
             return
         try:
             async with asyncio.timeout(BODY_SECONDS):  # a timer in this task (wait_for's task cost turns of the loop)
-                body = await _read_body(receive)
+                body = await _read_body(receive, limit)
         except TimeoutError:
             await _refuse(408, f"the request body took more than {BODY_SECONDS:g} s to arrive", scope, receive, send)
             return
@@ -156,7 +160,7 @@ class BodyLimit:
             await _refuse(503, "the server is stopping", scope, receive, send)
             return
         if body is None:
-            await _refuse(413, f"a request body is at most {MAX_BODY_BYTES} bytes", scope, receive, send)
+            await _refuse(413, too_big, scope, receive, send)
             return
         # after the body, the app's receive waits for the client to go away, as the server's would
         await self.app(scope, replayed({"type": "http.request", "body": body, "more_body": False}, receive), send)
@@ -172,8 +176,8 @@ def replayed(first: Message, receive: Receive) -> Receive:
     return replay
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole body, or None once it passes :data:`MAX_BODY_BYTES`."""
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, or None once it passes ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -182,7 +186,7 @@ async def _read_body(receive: Receive) -> bytes | None:
             return b"".join(chunks)  # the client went away: the app finds out on its own receive
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_BODY_BYTES:
+        if size > limit:
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):
@@ -190,14 +194,19 @@ async def _read_body(receive: Receive) -> bytes | None:
 
 
 async def _refuse(status: int, message: str, scope: Scope, receive: Receive, send: Send) -> None:
-    response = PlainTextResponse(message, status_code=status, headers={"connection": "close"})
-    await response(scope, receive, send)
+    """A refusal that closes the connection: JSON for the pages' calls (``/api/``), as the apps' own refusals."""
+    close = {"connection": "close"}
+    if scope["path"].startswith("/api/"):
+        await JSONResponse({"error": message}, status_code=status, headers=close)(scope, receive, send)
+        return
+    await PlainTextResponse(message, status_code=status, headers=close)(scope, receive, send)
 
 
-def guard(app: FastAPI, hosts: list[str]) -> None:
+def guard(app: FastAPI, hosts: list[str], smaller: "SmallerLimit" = lambda scope: None) -> None:
     """Put the checks in front of ``app``, outermost first: security headers on every answer (refusals too),
-    the Host header (400 for a host not in ``hosts``), the Origin, then the body's size and time."""
-    app.add_middleware(BodyLimit)
+    the Host header (400 for a host not in ``hosts``), the Origin, then the body's size (``smaller``: the
+    requests with a smaller limit than :data:`MAX_BODY_BYTES`) and time."""
+    app.add_middleware(BodyLimit, smaller=smaller)
     app.add_middleware(OriginCheck)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False)
     app.add_middleware(SecurityHeaders)

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from discogym import __version__
 from discogym.core import all_suites
-from discogym.interfaces.web.guard import guard
+from discogym.interfaces.web.guard import SmallerLimit, guard
 from discogym.interfaces.web.study import shortened
 
 HERE = Path(__file__).resolve().parent
@@ -35,14 +35,15 @@ def web_app(
     *,
     inner: Callable[[FastAPI], None] = lambda app: None,
     outer: Callable[[FastAPI], None] = lambda app: None,
+    smaller: SmallerLimit = lambda scope: None,
     filters: dict[str, Callable[..., Any]] | None = None,
     shown: Callable[[object], str] = str,
     **page_context: Any,
 ) -> tuple[FastAPI, Page]:
     """A web app answering requests for ``hosts`` and the function that renders its pages (with ``page_context``
     and the template ``filters``). ``inner`` adds the middleware that runs inside the guard's checks, ``outer``
-    the middleware around them; ``shown``
-    turns a refusal's detail into the message shown."""
+    the middleware around them; ``smaller`` gives the requests whose bodies have a smaller limit (guard.BodyLimit);
+    ``shown`` turns a refusal's detail into the message shown."""
     # FastAPI's OpenTelemetry off: its spans would carry a participant's secret (their page's address) to whatever
     # collector the environment names, and its check of the providers took 2% of a busy study server
     off = {"tracing": False, "metrics": False, "logs": False}
@@ -52,7 +53,7 @@ def web_app(
     templates.env.filters.update(filters or {})
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     inner(app)
-    guard(app, hosts)
+    guard(app, hosts, smaller)
     outer(app)
 
     def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:

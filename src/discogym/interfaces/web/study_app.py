@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from discogym.core import UserError
 from discogym.core.running.session import ClientMistake
-from discogym.interfaces.web.games import BrowserGame, FrameCalls, FramesFirst, GameServer, GameSpec
+from discogym.interfaces.web.games import BrowserGame, FrameCalls, FramesFirst, GameServer, GameSpec, call_bodies
 from discogym.interfaces.web.guard import allowed_hosts
 from discogym.interfaces.web.journal import JOURNAL_DIR, read_journal
 from discogym.interfaces.web.site import Page, web_app
@@ -243,6 +243,7 @@ def create_study_app(
         lifespan,
         allowed_hosts(allowed, listen),
         inner=lambda app: app.add_middleware(FrameCalls, games=games.server, path=CALL_PATH, find=games.seen_playing),
+        smaller=call_bodies(CALL_PATH),
         outer=lambda app: app.add_middleware(FramesFirst, games=games.server, path=CALL_PATH, find=games.seen_playing),
         study_page=True,
     )
