@@ -25,10 +25,11 @@ the players end their games, the server is stopped with SIGTERM and the study fo
   the 100. Once every player has started, the gamers start their games and attack from inside them (the moves of
   issue 46's security review), until the deadline, then end them:
 
-  - N3, the huge log: calls with a 1 MB action (over the 16 KiB cap on a call's arguments: refused with 413,
-    before the body is read as JSON), each followed by one with a 16,000-character action (under the cap: taken,
-    refused by the game and logged, the most a call can add to the log), while another connection reloads the
-    game's own play page (/p/SECRET, which shows the last 256 KiB of the log) as fast as it comes;
+  - N3, the huge log: calls with a 1 MB action (over the 16 KiB cap on a call's arguments: refused with 413 by
+    its Content-Length, before the body is read; a client still sending it may find the connection closed
+    instead), each followed by one with a 16,000-character action (under the cap: taken, refused by the game and
+    logged, the most a call can add to the log), while another connection reloads the game's own play page
+    (/p/SECRET, which shows the last 256 KiB of the log) as fast as it comes;
   - N5, the connection cap: bursts of 600 frame calls (``--burst``) at once, each on a connection of its own, all
     opened before any is sent, every 2 s: a participant's calls beyond two in flight are answered 429, and a
     connection opened while the server holds 512 is answered 503 and closed (``heads.BoundedHeads``; never a request
@@ -51,9 +52,10 @@ Targets (exit status 1 when one is missed): every frame-rate player keeps at lea
 interval; no 5xx answer to anyone and no traceback on the server's stderr; every player's game started is written
 (one episode file each, named in its participant's record; 100 of 100), and the attacker's 3 too, on its own 3
 tasks; the server exits cleanly; one participant per task; no player failing; no request of the attacker's kept
-without an answer or a close for 30 s; N3's 1 MB calls all answered 413; N5's calls all answered 200 or 429 (or
-refused at the connection cap); N11's slider answered 200 with the frame it asked for. The attacker's answers are
-printed by what it tried and by status (its refusals: 400, 403, 404, 408, 409, 413, 422, 429, ...). Timings depend
+without an answer or a close for 30 s; N3's 1 MB calls all answered 413 (or their connections closed unread); N5's
+calls all answered 200 or 429 (or refused at the connection cap); N11's slider answered 200 with the frame it asked
+for. The attacker's answers are printed by what it tried and by status (its refusals: 400, 403, 404, 408, 409, 413,
+422, 429, ...). Timings depend
 on the machine: the server's event loop is one process, so one core at most (its CPU time is printed; petri's
 simulations run in its worker processes, not counted).
 
@@ -109,6 +111,9 @@ HOSTILE_ROLES = ("huge log", "connection cap", "masked-frame slider")
 PLAYER_ID, HOSTILE_ID = "load", "hostile"  # how the players' and the attacker's gamers' PROLIFIC_PIDs begin
 SEED = 1  # the study's
 HUGE_ACTION = 1_000_000  # characters of the huge-log game's huge action (over the 16 KiB cap on a call's args)
+# a call refused by its Content-Length is answered and its connection closed with its body unread: a client still
+# sending that body may see the connection reset before it reads the answer (a refusal all the same)
+CLOSED_UNREAD = ("BrokenPipeError", "ConnectionResetError")
 LONG_ACTION = 16_000  # characters of its longest action under the cap: taken, refused by the game, and logged
 BURST_CALLS = 600  # calls the connection-cap game sends at once by default, each on a connection of its own
 BURST_PAUSE = 2.0  # seconds between two bursts
@@ -1195,8 +1200,8 @@ def report_hostile(tally: "Attack", written: Written, hostile_slots: list[int]) 
         f"p50 {ms(quantile(tally.reloads, 0.5))}, p95 {ms(quantile(tally.reloads, 0.95))}, "
         f"max {ms(max(tally.reloads, default=0))}, {tally.page_bytes / 1e6:.1f} MB at the last"
     )
-    if "huge-log" not in left_out and set(huge) != {"413"}:
-        missed.append("the calls with a 1 MB action were not all refused with 413")
+    if "huge-log" not in left_out and ("413" not in huge or not set(huge) <= {"413", *CLOSED_UNREAD}):
+        missed.append("the calls with a 1 MB action were not all refused with 413 (or closed unread)")
     capped = statuses("N5 ")
     print(
         f"  N5 connection cap: {len(tally.burst_answered)} bursts of {tally.burst_calls} calls at once {capped}; "

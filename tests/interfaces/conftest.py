@@ -151,3 +151,18 @@ def assert_played_alike(web: Episode, folder: Path, suite: str, task: str, lines
     for in_browser, at_terminal in zip(web.events, terminal.events, strict=True):
         assert in_browser.model_dump(mode="json") == at_terminal.model_dump(mode="json")
     assert web.score == terminal.score
+
+
+def raw_request(root: str, head: bytes, body_chunks: list[bytes] = ()) -> str:  # type: ignore[assignment]
+    """Send a request byte for byte; the server's answer as text (what came before it closed the connection)."""
+    host, port = urllib.parse.urlsplit(root).netloc.split(":")
+    with socket.create_connection((host, int(port)), timeout=WAIT) as connection:
+        connection.sendall(head)
+        with contextlib.suppress(OSError):  # the server may answer and close before the body is all sent
+            for chunk in body_chunks:
+                connection.sendall(chunk)
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := connection.recv(65536):
+                answer += chunk
+        return answer.decode(errors="replace")

@@ -27,7 +27,7 @@ from discogym.interfaces.web.study import Study, load_study_file, prepare_study_
 from discogym.interfaces.web.study_app import create_study_app
 from tests.conftest import discogym_server, run_discogym
 from tests.core.toy_suite import suite as toy
-from tests.interfaces.conftest import WAIT, serving, serving_app
+from tests.interfaces.conftest import WAIT, raw_request, serving, serving_app
 
 TOY_STUDY: dict[str, Any] = {
     "name": "toy-study",
@@ -279,21 +279,6 @@ def test_assignments_are_balanced_and_follow_the_seed(tmp_path):
     study = Study(load_study_file(write_study(tmp_path, people_per_task=3)), tmp_path / "a")
     with pytest.raises(Exception, match="all the participants it needs"):
         study.enter({"id": "late"}, "10.0.1.1")
-
-
-def raw_request(root: str, head: bytes, body_chunks: list[bytes] = ()) -> str:  # type: ignore[assignment]
-    """Send a request byte for byte; the server's answer as text (what came before it closed the connection)."""
-    host, port = urllib.parse.urlsplit(root).netloc.split(":")
-    with socket.create_connection((host, int(port)), timeout=WAIT) as connection:
-        connection.sendall(head)
-        with contextlib.suppress(OSError):  # the server may answer and close before the body is all sent
-            for chunk in body_chunks:
-                connection.sendall(chunk)
-        answer = b""
-        with contextlib.suppress(OSError):
-            while chunk := connection.recv(65536):
-                answer += chunk
-        return answer.decode(errors="replace")
 
 
 def test_a_request_body_over_one_mib_is_refused(toy_study):

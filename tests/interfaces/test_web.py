@@ -15,7 +15,7 @@ import pytest
 
 from discogym.core.running.storage import RunDir
 from tests.conftest import cli_environment, discogym_command, free_port, run_discogym
-from tests.interfaces.conftest import WAIT, Served, serving
+from tests.interfaces.conftest import WAIT, Served, raw_request, serving
 
 
 def error_of(page: str) -> str:
@@ -137,8 +137,11 @@ def test_bad_input_gets_a_clear_message(served):
     assert status == 404 and "no such game" in answer["error"]
     # N3 of issue 46: a 1 MB action was stored twice per call; it is refused before it is read as JSON, and one
     # just over the cap before it reaches the game or its log
-    status, answer = served.post_json(f"/api/play/{token}/call", {"tool": "probe", "args": {"guess": "x" * 1_000_000}})
-    assert status == 413 and answer["error"] == "a call's arguments are at most 16,384 bytes as JSON"
+    body = json.dumps({"tool": "probe", "args": {"guess": "x" * 1_000_000}}).encode()
+    head = f"POST /api/play/{token}/call HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(body)}\r\n\r\n"
+    answer = raw_request(served.root, head.encode(), [body])  # (answered, and closed, before the body is read)
+    refusal = '{"error":"a call\'s arguments are at most 16,384 bytes as JSON"}'
+    assert answer.startswith("HTTP/1.1 413") and answer.endswith(refusal)
     status, answer = served.post_json(f"/api/play/{token}/call", {"tool": "probe", "args": {"guess": "x" * 20_000}})
     assert status == 422 and "a call's arguments are at most 16,384 bytes as JSON, not 20,012" in answer["error"]
     _, page = served.get(f"/play/{token}")
