@@ -55,9 +55,8 @@ tasks; the server exits cleanly; one participant per task; no player failing; no
 without an answer or a close for 30 s; N3's 1 MB calls all answered 413 (or their connections closed unread); N5's
 calls all answered 200 or 429 (or refused at the connection cap); N11's slider answered 200 with the frame it asked
 for. The attacker's answers are printed by what it tried and by status (its refusals: 400, 403, 404, 408, 409, 413,
-422, 429, ...). Timings depend
-on the machine: the server's event loop is one process, so one core at most (its CPU time is printed; petri's
-simulations run in its worker processes, not counted).
+422, 429, ...). Timings depend on the machine: the server's event loop is one process, so one core at most (its CPU
+time is printed; petri's simulations run in its worker processes, not counted).
 
     python benchmarks/study_load.py [--seconds 120] [--players-autumn 60] [--players-turns 40] [--burst 600]
         [--skip MOVE]...
