@@ -48,6 +48,8 @@ def json_safe(value: Any, depth: int = 0) -> Any:
             for key, item in value.items()
         }
     if kind is list:
+        if all(type(item) is str and item.isascii() for item in value):  # a row of a grid, a list of names
+            return value.copy()
         return [json_safe(item, depth + 1) for item in value]
     if isinstance(value, dict):
         return {_key(key): json_safe(item, depth + 1) for key, item in value.items()}
