@@ -636,11 +636,11 @@ class Attack:
     slider_seconds: float = 0.0  # how long the slider slid
     slid_wrong: int = 0  # show_frame answers whose view showed another frame than the one asked for
 
-    def note(self, what: str, status: int | str, body: bytes = b"") -> None:
+    def note(self, what: str, status: int | str, detail: str = "") -> None:
         self.requests += 1
         self.outcomes[f"{what}: {status}"] += 1
         if isinstance(status, int) and status >= 500:
-            self.server_errors.append(f"{what}: {status} {body[:160]!r}")
+            self.server_errors.append(f"{what}: {status} {detail}")
 
 
 FORBIDDEN = (
@@ -845,7 +845,8 @@ async def asked(browser: Browser, tally: Attack, what: str, method: str, path: s
     except ClientError as err:
         tally.note(what, str(err).split()[0])
         return None
-    tally.note(what, AT_THE_CAP if at_the_cap(answer) else answer.status, answer.body)
+    detail = f"{answer.headers} {answer.body[:160]!r}"
+    tally.note(what, AT_THE_CAP if at_the_cap(answer) else answer.status, detail)
     return answer
 
 
@@ -1471,11 +1472,11 @@ def main() -> None:
             time.monotonic() - began,
             options.seconds,
         )
-        warnings = sum("WARNING" in line for line in errors.splitlines())
+        warnings = Counter(line.split(":", 1)[1].strip() for line in errors.splitlines() if "WARNING" in line)
         print(f"server: {server_cpu:.0f} s of CPU in {serving:.0f} s ({server_cpu / serving:.0%} of one core)")
         print(
-            f"server: stopped by SIGTERM in {stopping:.1f} s, exit status {server.returncode}; {warnings} warnings "
-            "on its stderr"
+            f"server: stopped by SIGTERM in {stopping:.1f} s, exit status {server.returncode}; "
+            f"{sum(warnings.values())} warnings on its stderr: {dict(warnings.most_common(6))}"
         )
         if server.returncode not in (0, -signal.SIGTERM):  # uvicorn raises the SIGTERM again once it has stopped
             missed.append(f"the server exited with status {server.returncode}")
