@@ -726,7 +726,7 @@ async def attack(
         except ClientError as err:
             tally.note(what, str(err).split()[0])
             return None
-        tally.note(what, answer.status)
+        tally.note(what, AT_THE_CAP if at_the_cap(answer) else answer.status, f"{answer.headers} {answer.body[:160]!r}")
         return answer
 
     async def forbidden() -> None:
