@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
-from starlette.datastructures import Headers, MutableHeaders
+from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -39,6 +39,9 @@ SECURITY_HEADERS = {
     "cross-origin-resource-policy": "same-origin",
     "cross-origin-opener-policy": "same-origin",
 }
+
+_SECURITY_RAW = [(name.encode(), value.encode()) for name, value in SECURITY_HEADERS.items()]
+_SECURITY_NAMES = frozenset(name for name, _ in _SECURITY_RAW)
 
 
 def allowed_hosts(extra: Iterable[str] = (), listen: str = "") -> list[str]:
@@ -99,10 +102,9 @@ class SecurityHeaders:
             return
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS.items():
-                    headers[name] = value
+            if message["type"] == "http.response.start":  # each of them once, whatever the response had set
+                kept = [header for header in message.get("headers", ()) if header[0].lower() not in _SECURITY_NAMES]
+                message["headers"] = kept + _SECURITY_RAW
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
