@@ -202,13 +202,18 @@ def test_several_native_calls_in_one_reply_are_all_made_before_the_model_is_aske
     ids=["429", "500", "503", "timeout", "dropped"],
 )
 @pytest.mark.parametrize("provider", ["openai-compatible", "anthropic"])
-def test_transient_faults_are_retried_with_backoff_and_the_episode_is_unaffected(tmp_path, fake, fault, provider):
+def test_transient_faults_are_retried_with_backoff_and_the_episode_is_unaffected(
+    tmp_path, fake, fault, provider, capfd
+):
     fake.script.append(fault)
     summary = run_llm(tmp_path, llm_options(fake, provider, timeout_s="0.5"), tasks=["tiny-00"])
     assert (summary.written, summary.faults) == (1, {})
     episode = episodes(tmp_path)[0]
     assert episode.score.value == 1.0 and len(fake.requests) == len(episode.events) + 1
     assert fake.requests[0].body == fake.requests[1].body  # the same request, sent again
+    said = capfd.readouterr().err  # the retry is said, with what to do when a local server was slow
+    assert said.count(f"discogym: {provider}/fake: attempt 1 failed (") == 1
+    assert ("a longer timeout_s" in said) == isinstance(fault, Delay)
 
 
 @pytest.mark.parametrize(

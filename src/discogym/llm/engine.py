@@ -14,11 +14,14 @@ kept for the process: :mod:`discogym.core.running.process`).
 import dataclasses
 import math
 import os
+import sys
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 import jsonref
 import tenacity
+from inspect_ai.hooks import Hooks, ModelRetry, hooks
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -53,6 +56,29 @@ REFUSALS = {
 # Providers whose SDK client retries on its own unless told not to (the OpenAI and Anthropic SDKs and those
 # built on them, as far as checked); Inspect's retries are the only ones wanted.
 SDK_RETRYING_PROVIDERS = frozenset({"openai", "anthropic", "openai-compatible", "openrouter"})
+
+
+_ASKING: ContextVar[str | None] = ContextVar("discogym_asking", default=None)  # the model the engine is asking
+
+
+@hooks(name="discogym-retries", description="Says on standard error when a request of discogym's is retried.")
+class SayRetries(Hooks):
+    """Says each retry of the engine's requests on standard error (Inspect logs retries below the level a run
+    shows). A timeout says more: a server that answers one request at a time (llama.cpp's) is still working on
+    the one that timed out, and the retry waits behind it."""
+
+    async def on_model_retry(self, data: ModelRetry) -> None:
+        model = _ASKING.get()
+        if model is None:  # a request of one of Inspect's own evaluations
+            return
+        why = data.exception_type or (f"status {data.status_code}" if data.status_code else "an error")
+        said = f"discogym: {model}: attempt {data.attempt} failed ({why}); the next in {data.wait_time:.1f} s"
+        if "timeout" in why.lower():
+            said += (
+                "; a local server may still be answering the request that timed out, and the next waits behind it: "
+                "a longer timeout_s (--agent-opt timeout_s=600) avoids that"
+            )
+        print(said, file=sys.stderr, flush=True)
 
 
 class RejectedRequest(Exception):
@@ -216,9 +242,14 @@ class ModelEngine:
         :class:`~discogym.core.model.errors.InfrastructureError` for any other failure after retries.
         """
         config = self.options.generate_config(max_tokens)
+        choice: ToolChoice | None = "none" if text_only and tools else None
+
+        async def generate() -> ModelOutput:  # a task of its own, whose retries SayRetries says
+            _ASKING.set(self.spec.id)
+            return await self.model.generate(messages, tools=tools, tool_choice=choice, config=config)
+
         try:
-            choice: ToolChoice | None = "none" if text_only and tools else None
-            output = run_on_event_loop(self.model.generate(messages, tools=tools, tool_choice=choice, config=config))
+            output = run_on_event_loop(generate())
         except Exception as raised:
             err = _cause(raised)
             status = getattr(err, "status_code", None) or getattr(err, "code", None)
