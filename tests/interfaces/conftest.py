@@ -157,12 +157,17 @@ def raw_request(root: str, head: bytes, body_chunks: list[bytes] = ()) -> str:  
     """Send a request byte for byte; the server's answer as text (what came before it closed the connection)."""
     host, port = urllib.parse.urlsplit(root).netloc.split(":")
     with socket.create_connection((host, int(port)), timeout=WAIT) as connection:
-        connection.sendall(head)
-        with contextlib.suppress(OSError):  # the server may answer and close before the body is all sent
-            for chunk in body_chunks:
-                connection.sendall(chunk)
-        answer = b""
-        with contextlib.suppress(OSError):
-            while chunk := connection.recv(65536):
-                answer += chunk
-        return answer.decode(errors="replace")
+        return exchanged(connection, head, body_chunks)
+
+
+def exchanged(connection: socket.socket, head: bytes, body_chunks: list[bytes]) -> str:
+    """``head`` and ``body_chunks`` sent on ``connection``; the answer as text (what came before it closed)."""
+    connection.sendall(head)
+    with contextlib.suppress(OSError):  # the server may answer and close before the body is all sent
+        for chunk in body_chunks:
+            connection.sendall(chunk)
+    answer = b""
+    with contextlib.suppress(OSError):
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer.decode(errors="replace")

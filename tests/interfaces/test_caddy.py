@@ -25,7 +25,7 @@ from discogym.core.running.storage import RunDir
 from discogym.interfaces.web.study import Study, load_study_file
 from discogym.interfaces.web.study_app import COOKIE_PREFIX
 from tests.conftest import REPO, discogym_server, free_port
-from tests.interfaces.conftest import WAIT
+from tests.interfaces.conftest import WAIT, exchanged
 from tests.interfaces.test_study import TOY_STUDY, write_study
 
 CADDY = shutil.which("caddy")
@@ -113,15 +113,7 @@ def raw_tls(port: int, context: ssl.SSLContext, head: bytes, body_chunks: list[b
         socket.create_connection(("127.0.0.1", port), timeout=WAIT) as plain,
         context.wrap_socket(plain, server_hostname="localhost") as connection,
     ):
-        connection.sendall(head)
-        with contextlib.suppress(OSError):  # the answer may come, and the connection close, before all is sent
-            for chunk in body_chunks:
-                connection.sendall(chunk)
-        answer = b""
-        with contextlib.suppress(OSError):
-            while chunk := connection.recv(65536):
-                answer += chunk
-        return answer.decode(errors="replace")
+        return exchanged(connection, head, body_chunks)
 
 
 def plain_http(port: int) -> str:
