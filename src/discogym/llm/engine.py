@@ -15,13 +15,11 @@ import dataclasses
 import math
 import os
 import sys
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 import jsonref
 import tenacity
-from inspect_ai.hooks import Hooks, ModelRetry, hooks
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
@@ -47,6 +45,7 @@ from discogym.llm.redaction import Redactor
 # Requests in flight per model and process: high, since --concurrency and --workers already bound how many
 # episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
 MAX_CONNECTIONS = 1024
+FIRST_BACKOFF_S = 3.0  # Inspect's first wait before a retry (doubling, with as much jitter, up to 30 minutes)
 REFUSED_STATUSES = (400, 422)  # the endpoint would refuse the same request again
 # Inspect turns some refusals into a reply with an error: these stop reasons say why.
 REFUSALS = {
@@ -58,27 +57,29 @@ REFUSALS = {
 SDK_RETRYING_PROVIDERS = frozenset({"openai", "anthropic", "openai-compatible", "openrouter"})
 
 
-_ASKING: ContextVar[str | None] = ContextVar("discogym_asking", default=None)  # the model the engine is asking
+class SaidRetries(tenacity.wait.wait_base):
+    """Inspect's wait before a retry (``wait``), each retry said on standard error as it is scheduled (Inspect
+    logs them below the level a run shows). After a timeout it says more: a server that answers one request at a
+    time (llama.cpp's) is still working on the one that timed out, and the retry waits behind it."""
 
+    def __init__(self, wait: tenacity.wait.wait_base, model: str) -> None:
+        self.wait = wait
+        self.model = model
 
-@hooks(name="discogym-retries", description="Says on standard error when a request of discogym's is retried.")
-class SayRetries(Hooks):
-    """Says each retry of the engine's requests on standard error (Inspect logs retries below the level a run
-    shows). A timeout says more: a server that answers one request at a time (llama.cpp's) is still working on
-    the one that timed out, and the retry waits behind it."""
-
-    async def on_model_retry(self, data: ModelRetry) -> None:
-        model = _ASKING.get()
-        if model is None:  # a request of one of Inspect's own evaluations
-            return
-        why = data.exception_type or (f"status {data.status_code}" if data.status_code else "an error")
-        said = f"discogym: {model}: attempt {data.attempt} failed ({why}); the next in {data.wait_time:.1f} s"
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        seconds = float(self.wait(retry_state))
+        failure = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        why = type(failure).__name__ if failure is not None else "an error"
+        said = (
+            f"discogym: {self.model}: attempt {retry_state.attempt_number} failed ({why}); the next in {seconds:.1f} s"
+        )
         if "timeout" in why.lower():
             said += (
                 "; a local server may still be answering the request that timed out, and the next waits behind it: "
                 "a longer timeout_s (--agent-opt timeout_s=600) avoids that"
             )
         print(said, file=sys.stderr, flush=True)
+        return seconds
 
 
 class RejectedRequest(Exception):
@@ -138,7 +139,8 @@ def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None)
     and connections are shared by the episodes).
 
     Inspect retries; the SDK under it is told not to (where it would), so ``retries`` means what it says.
-    ``backoff_s`` replaces Inspect's first wait between retries (3 s, doubling, with as much jitter).
+    ``backoff_s`` replaces Inspect's first wait between retries (3 s, doubling, with as much jitter); each retry
+    is said (:class:`SaidRetries`).
     """
     model_args: dict[str, Any] = {"max_retries": 0} if spec.provider in SDK_RETRYING_PROVIDERS else {}
 
@@ -147,9 +149,9 @@ def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None)
 
     def make() -> Model:
         model = run_on_event_loop(made_on_loop())
-        if backoff_s is not None:
-            wait = tenacity.wait_exponential_jitter(initial=backoff_s, max=30 * 60, jitter=backoff_s)
-            model.api.retry_wait = lambda: wait  # type: ignore[method-assign]  # ModelAPI's hook for its wait
+        first = FIRST_BACKOFF_S if backoff_s is None else backoff_s
+        wait = SaidRetries(tenacity.wait_exponential_jitter(initial=first, max=30 * 60, jitter=first), spec.id)
+        model.api.retry_wait = lambda: wait  # type: ignore[method-assign]  # ModelAPI's hook for its wait
         return model
 
     return shared(("inspect-model", spec.inspect_name, spec.base_url, api_key, backoff_s), make)
@@ -244,12 +246,8 @@ class ModelEngine:
         config = self.options.generate_config(max_tokens)
         choice: ToolChoice | None = "none" if text_only and tools else None
 
-        async def generate() -> ModelOutput:  # a task of its own, whose retries SayRetries says
-            _ASKING.set(self.spec.id)
-            return await self.model.generate(messages, tools=tools, tool_choice=choice, config=config)
-
         try:
-            output = run_on_event_loop(generate())
+            output = run_on_event_loop(self.model.generate(messages, tools=tools, tool_choice=choice, config=config))
         except Exception as raised:
             err = _cause(raised)
             status = getattr(err, "status_code", None) or getattr(err, "code", None)
