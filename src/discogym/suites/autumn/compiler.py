@@ -299,7 +299,7 @@ SPECIAL_FORMS: dict[str, Callable[[Compiler, SList, str, _Writer, int], str]] = 
 }
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)  # some 150 programs (the library shared): tens of MB at most
 def _code_of(source: str, name: str) -> CodeType:
     """The code of a generated function's definition, compiled once per process."""
     return compile(source, f"<autumn {name}>", "exec")
