@@ -131,7 +131,7 @@ class BodyLimit:
     holds a worker while a client trickles its body in. The limit is :data:`MAX_BODY_BYTES`, or what ``smaller``
     says for the request (a bound and the refusal's message): a body refused by its Content-Length is never read."""
 
-    def __init__(self, app: ASGIApp, smaller: "SmallerLimit" = lambda scope: None) -> None:
+    def __init__(self, app: ASGIApp, smaller: SmallerLimit = lambda scope: None) -> None:
         self.app = app
         self.smaller = smaller
 
@@ -204,7 +204,7 @@ async def _refuse(status: int, message: str, scope: Scope, receive: Receive, sen
     await PlainTextResponse(message, status_code=status, headers=close)(scope, receive, send)
 
 
-def guard(app: FastAPI, hosts: list[str], smaller: "SmallerLimit" = lambda scope: None) -> None:
+def guard(app: FastAPI, hosts: list[str], smaller: SmallerLimit = lambda scope: None) -> None:
     """Put the checks in front of ``app``, outermost first: security headers on every answer (refusals too),
     the Host header (400 for a host not in ``hosts``), the Origin, then the body's size (``smaller``: the
     requests with a smaller limit than :data:`MAX_BODY_BYTES`) and time."""
