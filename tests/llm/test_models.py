@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from discogym.core import Usage, UserError
-from discogym.llm.agent import parse_json_call
 from discogym.llm.models import BUILTIN_PRICES, Price, find_price, parse_model, price_table
+from discogym.llm.modes import parse_json_call
 
 
 def test_model_strings_name_provider_model_endpoint_and_key_variable():

@@ -1,11 +1,5 @@
-"""The language-model agent: one loop over three ways of acting.
-
-- ``mode=native``: the endpoint's own tool calling. Several calls in one reply are made in order before
-  the model is asked again.
-- ``mode=text``: for endpoints without tool calling; every reply must be exactly one JSON object
-  ``{"tool": NAME, "args": {...}}``.
-- ``mode=suite``: the suite's own text syntax and system prompt (e.g. Plancraft's ``move: from [I1] to
-  [A1] with quantity 1``), parsed by the environment.
+"""The language-model agent: one loop over three ways of acting (``mode``: native tool calls, a JSON text
+protocol, the suite's own syntax; :mod:`discogym.llm.modes`).
 
 In the text modes a reply that cannot be read gets one in-protocol retry (the model is told what was
 wrong); a second unreadable reply ends the episode as a logged no-answer, as does a request the endpoint
@@ -13,8 +7,6 @@ refuses for good. A reply that spent its whole output budget on reasoning is ask
 room. The model is reached through :mod:`discogym.llm.engine` (Inspect's model API).
 """
 
-import json
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -42,13 +34,11 @@ from discogym.core import (
     Termination,
     ToolCall,
     ToolError,
-    ToolSpec,
     Turn,
     Usage,
     UserError,
 )
 from discogym.core.model.errors import MissingCredentials
-from discogym.core.model.tools import parse_json
 from discogym.llm.context import CompactContext, compact_threshold, context_policy
 from discogym.llm.engine import (
     Completion,
@@ -57,22 +47,15 @@ from discogym.llm.engine import (
     ModelEngine,
     RejectedRequest,
     contents,
-    tool_info,
 )
 from discogym.llm.models import ModelFacts, ModelSpec, Price, model_facts, parse_model, price_table
+from discogym.llm.modes import MODES, NOTES_ONLY, decision_call
 from discogym.llm.notes import MAX_NOTE_ROUNDS, NOTES_CHARS, NOTES_TOOL, Notes, notes_spec
-from discogym.llm.prompts import SYSTEM_PROMPT
 from discogym.llm.scaffolds import Scratchpad, scaffold
 from discogym.llm.servers import served_window
 
-TEXT_PROTOCOL = (
-    "Act by replying with exactly one JSON object and nothing else, of the form "
-    '{"tool": "<tool name>", "args": {<arguments>}}. One call per reply; its result comes back as the '
-    "next message. The tools:\n"
-)
 EMPTY_REPLY = "(empty reply)"
 NO_ANSWER = Termination.NO_ANSWER
-NOTES_ONLY = "(the reply only used the notes)"  # not a problem: the model is asked again
 ACTION_ROOM = 4096  # output tokens kept for the reply itself beyond a reasoning budget
 
 
@@ -110,46 +93,6 @@ class LLMSettings(BaseModel):
         return EngineOptions(**shared, max_tokens=max_tokens)
 
 
-def describe_tools(tools: list[ToolSpec]) -> str:
-    """The tools as the text protocol lists them: name, description, argument schema."""
-    return "\n".join(
-        f"- {t.name}: {t.description} Arguments (JSON schema): {json.dumps(t.parameters, sort_keys=True)}"
-        for t in tools
-    )
-
-
-_FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
-
-
-def parse_json_call(text: str) -> ToolCall:
-    """The single ``{"tool": ..., "args": {...}}`` object a text-protocol reply must be, or ValueError.
-
-    The whole reply must be that object; a surrounding markdown code fence is tolerated.
-    """
-    body = text.strip()
-    fenced = _FENCED.fullmatch(body)
-    if fenced:
-        body = fenced.group(1)
-    value = parse_json(body, "the reply is")
-    if not isinstance(value, dict):
-        raise ValueError(f"the reply is a JSON {type(value).__name__}, not an object")
-    unknown = sorted(set(value) - {"tool", "args"})
-    if unknown:
-        raise ValueError(f'the object may hold only "tool" and "args", not {", ".join(map(repr, unknown))}')
-    if not isinstance(value.get("tool"), str):
-        raise ValueError('the object needs "tool": the name of a tool, as a string')
-    args = value.get("args", {})
-    if not isinstance(args, dict):
-        raise ValueError('"args" must be a JSON object')
-    return ToolCall(tool=value["tool"], args=args)
-
-
-def _decision_call(call: InspectToolCall) -> ToolCall:
-    """A native call as the environment takes it; arguments that did not parse reach it as their parse error,
-    which it rejects with a message the model reads."""
-    return ToolCall(tool=call.function, args=call.parse_error if call.parse_error else call.arguments)
-
-
 class LLMAgent(Agent):
     """A model behind an endpoint, playing one episode."""
 
@@ -160,7 +103,6 @@ class LLMAgent(Agent):
         self.facts = facts
         self.messages: list[ChatMessage] = []
         self.tools: list[ToolInfo] = []
-        self.parse_text_action: Any = None
         self.queued: list[InspectToolCall] = []  # calls of the last native reply still to make
         self.answering: InspectToolCall | None = None
         self.requests = 0
@@ -168,6 +110,7 @@ class LLMAgent(Agent):
         self.threshold = compact_threshold(self.window, config.compact_at)
         self.context = context_policy(config.context, config.window_turns, self.threshold, config.window_messages)
         self.scaffold = scaffold(config.scaffold)
+        self.mode = MODES[config.mode](self.scaffold)
         self.scratchpad = Scratchpad() if self.scaffold is not None and self.scaffold.scratchpad else None
         self.notes: Notes | None = None
         self.spent = Usage()  # what the decision being made has cost so far
@@ -181,27 +124,16 @@ class LLMAgent(Agent):
     def preflight(self, context: AgentContext) -> None:
         if self.scaffold is not None:
             self.scaffold.check(context)
-        if self.config.mode == "suite" and (context.text_prompt is None or context.parse_text_action is None):
-            raise UserError("mode=suite: this suite has no text syntax of its own; use mode=native or text")
+        self.mode.check(context)
 
     def start(self, context: AgentContext) -> None:
         self.preflight(context)
         offered = list(context.tools)
-        if self.config.notes and self.config.mode != "suite" and all(t.name != NOTES_TOOL for t in offered):
+        if self.config.notes and self.mode.offers_notes and all(t.name != NOTES_TOOL for t in offered):
             self.notes = Notes(self.config.notes_chars)
             offered.append(notes_spec(self.config.notes_chars))
-        self.tools = [tool_info(spec) for spec in offered] if self.config.mode == "native" else []
-        system = context.system_prompt or SYSTEM_PROMPT
-        if self.config.mode == "text":
-            system += "\n\n" + TEXT_PROTOCOL + describe_tools(offered)
-        elif self.config.mode == "suite":
-            assert context.text_prompt is not None  # preflight() made sure
-            system = context.text_prompt
-            self.parse_text_action = context.parse_text_action
-        examples: list[ChatMessage] = []
-        if self.scaffold is not None and self.config.mode == "suite":
-            system = self.scaffold.system_prompt(context)
-            examples = self.scaffold.examples(context)
+        self.tools = self.mode.tools(offered)
+        system, examples = self.mode.system_prompt(context, offered)
         images = context.brief_images if self.config.images else []
         brief = ChatMessageUser(content=contents(context.brief, images))
         self.messages = [ChatMessageSystem(content=system), *examples, brief]
@@ -229,7 +161,7 @@ class LLMAgent(Agent):
             self._answer(history[-1])
         if self.queued:
             self.answering = self.queued.pop(0)
-            return AgentDecision(call=_decision_call(self.answering))
+            return AgentDecision(call=decision_call(self.answering))
         return self._ask()
 
     def _ask(self) -> AgentDecision:
@@ -277,7 +209,7 @@ class LLMAgent(Agent):
                 break
             if attempt == 0:
                 self.messages.append(
-                    ChatMessageUser(content=f"Your reply could not be used: {problem}. {self._rules()}")
+                    ChatMessageUser(content=f"Your reply could not be used: {problem}. {self.mode.rules()}")
                 )
             attempt += 1
         last = replies[-1][:2000] if replies else ""
@@ -338,15 +270,6 @@ class LLMAgent(Agent):
             MemoryEvent(kind="compaction", action="summary", text=summary, usage=usage, replaced_turns=replaced)
         )
 
-    def _rules(self) -> str:
-        if self.config.mode == "native":
-            return "Call one of the tools."
-        if self.config.mode == "text":
-            return TEXT_PROTOCOL.split(" The tools:")[0]
-        if self.scaffold is not None:
-            return self.scaffold.rules()
-        return "Answer in the action syntax the instructions describe."
-
     def _read(self, completion: Completion) -> tuple[ToolCall | None, str]:
         """The call a reply makes, or None and what was wrong with it; the reply joins the conversation."""
         reply = completion.message
@@ -355,58 +278,31 @@ class LLMAgent(Agent):
         self.messages.append(reply)
         if self.scratchpad is not None:
             self.memory.extend(self.scratchpad.apply(completion.text))
-        if self.config.mode == "native":
-            if not completion.tool_calls:
-                return None, "it called no tool"
-            acting = [call for call in completion.tool_calls if not self._take_note(call)]
-            if not acting:
-                return None, NOTES_ONLY
-            self.answering, *self.queued = acting
-            return _decision_call(self.answering), ""
         try:
-            if self.config.mode == "text":
-                call = parse_json_call(completion.text)
-                if self.notes is not None and call.tool == NOTES_TOOL:
-                    answer = self._use_notes(call.args)
-                    self.messages.append(ChatMessageUser(content=f"Result of {NOTES_TOOL}: {answer}"))
-                    return None, NOTES_ONLY
-                return call, ""
-            if self.scaffold is not None:
-                return self.parse_text_action(self.scaffold.action_text(completion.text)), ""
-            return self.parse_text_action(completion.text), ""
+            return self.mode.read(self, completion)
         except (ValueError, ValidationError, ToolError) as err:
             return None, str(err)
 
-    def _take_note(self, call: InspectToolCall) -> bool:
+    def take_note(self, call: InspectToolCall) -> bool:
         """Answer a native call of the notes tool at once (True), or leave a call for the environment (False)."""
-        if self.notes is None or call.function != NOTES_TOOL:
+        answer = self.use_notes(call.arguments) if call.function == NOTES_TOOL else None
+        if answer is None:
             return False
-        answer = self._use_notes(call.arguments)
         self.messages.append(ChatMessageTool(content=answer, tool_call_id=call.id, function=call.function))
         return True
 
-    def _use_notes(self, args: Any) -> str:
-        assert self.notes is not None
+    def use_notes(self, args: Any) -> str | None:
+        """The notes tool's answer to ``args`` (its use noted in the decision's memory), or None without notes."""
+        if self.notes is None:
+            return None
         answer, event = self.notes.call(args)
         self.memory.append(event)
         return answer
 
     def _answer(self, turn: Turn) -> None:
         """Put the result of the agent's last call into the conversation."""
-        result = turn.result
-        images = result.images if self.config.images else []
-        if self.config.mode == "native" and self.answering is not None:
-            self.messages.append(
-                ChatMessageTool(
-                    content=contents(result.text, images),
-                    tool_call_id=self.answering.id,
-                    function=self.answering.function,
-                )
-            )
-            self.answering = None
-            return
-        text = result.text if self.config.mode == "suite" else f"Result of {turn.call.tool}: {result.text}"
-        self.messages.append(ChatMessageUser(content=contents(text, images)))
+        images = turn.result.images if self.config.images else []
+        self.messages.append(self.mode.result_message(self, turn.call.tool, turn.result.text, images))
 
     def _priced(self, usage: Usage) -> Usage:
         if self.price is None:
