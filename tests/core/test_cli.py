@@ -215,6 +215,9 @@ def test_json_output_is_one_document(run_cli, tmp_path):
         "errors": 0,
         "retried": 0,
         "faults": {},
+        "lost_plays": 0,
+        "lost_spent": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0},
+        "lost_unknown": 0,
         "complete": True,
         "mean_score": 1.0,
     }

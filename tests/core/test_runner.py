@@ -214,6 +214,11 @@ def test_infrastructure_faults_are_never_written_and_are_retried(tmp_path, worke
     assert (first.written, len(first.faults), first.complete) == (0, 2, False)
     assert all("model endpoint unavailable" in m for m in first.faults.values())
     assert RunDir(tmp_path / "run").episode_paths() == []
+    # what each lost play had cost is known, also from a worker process, and kept in faults.jsonl
+    assert (first.lost_plays, first.lost_unknown) == (2, 0)
+    lost = RunDir(tmp_path / "run").lost_episodes()
+    assert sorted(play.episode for play in lost.lost) == sorted(first.faults) and lost.unreadable == 0
+    assert all(play.spent is not None for play in lost.lost)
     second = run(tmp_path / "run", cfg, workers=workers)
     assert (second.written, second.complete) == (2, True)
     assert all(e.score.value == 1.0 for e in episodes(tmp_path / "run"))
@@ -227,6 +232,7 @@ def test_a_worker_that_dies_is_a_fault_and_its_episode_is_retried(tmp_path):
     cfg = config("flaky", split="dev", fail_dir=str(tmp_path / "m"), fault="die")
     died = run(tmp_path / "run", cfg, workers=2)
     assert not died.complete and set(died.faults.values()) == {"a worker process died"}
+    assert died.lost_plays == died.lost_unknown == len(died.faults)  # what they had cost died with the worker
     assert died.written + len(died.faults) == 8
     passes = 1
     while not run(tmp_path / "run", cfg, workers=2).complete:

@@ -8,6 +8,7 @@ from collections import deque
 import pytest
 
 from discogym.core import EndingKind, Termination, Usage, UserError
+from discogym.core.reporting.run_report import build_report
 from discogym.core.running.runner import RunConfig
 from discogym.core.running.storage import RunDir
 from discogym.llm.redaction import Redactor
@@ -211,6 +212,9 @@ def test_transient_faults_are_retried_with_backoff_and_the_episode_is_unaffected
     episode = episodes(tmp_path)[0]
     assert episode.score.value == 1.0 and len(fake.requests) == len(episode.events) + 1
     assert fake.requests[0].body == fake.requests[1].body  # the same request, sent again
+    failed = episode.usage()  # the failed attempt is counted apart: what it was billed, no server says
+    assert (failed.failed_attempts, failed.input_tokens) == (1, sum(e.usage.input_tokens for e in episode.events))
+    assert failed.failed_input_tokens > 0  # what it sent, as discogym counts a prompt
     said = capfd.readouterr().err  # the retry is said, with what to do when a local server was slow
     assert said.count(f"discogym: {provider}/fake: attempt 1 failed (") == 1
     assert ("a longer timeout_s" in said) == isinstance(fault, Delay)
@@ -234,6 +238,34 @@ def test_an_endpoint_that_stays_down_is_an_infrastructure_fault_never_the_agents
     assert RunDir(tmp_path).episode_paths() == []
     again = run_llm(tmp_path, agent, tasks=["tiny-00"])  # the next pass
     assert (again.written, again.complete) == (1, True) and episodes(tmp_path)[0].score.value == 1.0
+
+
+def test_what_a_play_lost_to_a_fault_had_cost_counts_in_the_runs_totals(tmp_path, fake, capfd):
+    fake.script.extend([Normal(), Status(500), Status(500)])  # the second request fails for good (one retry)
+    agent = llm_options(fake)
+    lost = run_llm(tmp_path, agent, tasks=["tiny-00"])
+    assert (lost.written, lost.lost_plays, lost.lost_unknown) == (0, 1, 0)
+    assert lost.lost_spent.failed_attempts == 2 and lost.lost_spent.failed_input_tokens > 0
+    said = capfd.readouterr().err
+    assert "attempt 1 failed (InternalServerError); the next in" in said
+    assert "attempt 2 failed (InternalServerError); no retry left" in said
+    (line,) = (tmp_path / "faults.jsonl").read_text().splitlines()
+    assert json.loads(line)["episode"] == next(iter(lost.faults)) and "failed after retries" in line
+    run_llm(tmp_path, agent, tasks=["tiny-00"])  # played again, to its end
+    episode = episodes(tmp_path)[0]
+    first = episode.events[0].usage  # the same first request as the lost play's, billed the same
+    assert first is not None and first.input_tokens > 0
+    assert (lost.lost_spent.input_tokens, lost.lost_spent.output_tokens) == (first.input_tokens, first.output_tokens)
+    header = build_report(tmp_path).header
+    assert header.input_tokens == episode.usage().input_tokens + first.input_tokens
+    assert header.output_tokens == episode.usage().output_tokens + first.output_tokens
+    assert (header.lost_plays, header.failed_attempts) == (1, 2)
+    lines = dict(header.lines())
+    assert lines["of them in no counted episode"] == (
+        f"{first.input_tokens:,} in, {first.output_tokens:,} out, $0.0000: "
+        "1 play abandoned by infrastructure faults (faults.jsonl)"
+    )
+    assert lines["failed attempts"].startswith("2 failed attempts of a request (about ")
 
 
 def test_a_request_the_endpoint_refuses_for_good_ends_the_episode_as_a_no_answer(tmp_path, fake):

@@ -415,6 +415,9 @@ def run_summary_document(summary: "RunSummary") -> dict[str, Any]:
         "errors": summary.errors,
         "retried": summary.retried,
         "faults": summary.faults,
+        "lost_plays": summary.lost_plays,
+        "lost_spent": summary.lost_spent.model_dump(mode="json"),
+        "lost_unknown": summary.lost_unknown,
         "complete": summary.complete,
         "mean_score": sum(scores) / len(scores) if scores else None,
     }
@@ -959,6 +962,25 @@ def say_run_summary(summary: "RunSummary", out: Path) -> None:
         f"{summary.errors:,} ended in an error; mean score {mean}; run directory {out}",
         highlight=False,
     )
+    if summary.lost_plays:
+        from discogym.core.running.storage import FAULTS_FILE
+
+        counted = f"the run's report counts it from {out / FAULTS_FILE}"
+        stderr.print(f"{lost_spent_text(summary)}; {counted}", highlight=False)
+
+
+def lost_spent_text(summary: "RunSummary") -> str:
+    """What the plays abandoned by infrastructure faults had cost, in words."""
+    spent = summary.lost_spent
+    text = (
+        f"{plural(summary.lost_plays, 'play')} abandoned by infrastructure faults had cost "
+        f"{spent.input_tokens:,} tokens in, {spent.output_tokens:,} out, ${spent.cost_usd:.4f}"
+    )
+    if spent.failed_attempts:
+        text += f", and {spent.failures_said()}"
+    if summary.lost_unknown:
+        text += f" ({summary.lost_unknown:,} of them not known: a worker died with them)"
+    return text
 
 
 @app.command()

@@ -226,10 +226,22 @@ class LLMAgent(Agent):
         while True:
             self._compact_if_due()
             try:
-                return self.engine.complete(self._prompt(), self.tools, max_tokens=cap)
+                return self._request(self._prompt(), self.tools, max_tokens=cap)
             except ContextOverflow:
                 if not self.context.shrink(self.messages):
                     raise
+
+    def _request(self, messages: list[ChatMessage], tools: list[ToolInfo], **options: Any) -> Completion:
+        """The engine's reply; the attempts that failed on the way count in the decision's cost, and a fault
+        that ends the episode takes what the decision had cost with it (the run books it: no episode will)."""
+        try:
+            return self.engine.complete(messages, tools, **options)
+        except RejectedRequest as err:
+            self.spent = self.spent + (err.spent or Usage())
+            raise
+        except InfrastructureError as err:
+            err.add_spent(self.spent)
+            raise
 
     def _prompt(self) -> list[ChatMessage]:
         """The messages of the next request: what the context policy sends, the notes at the end of its last."""
@@ -256,7 +268,7 @@ class LLMAgent(Agent):
         before = policy.start
         while True:
             try:
-                completion = self.engine.complete(policy.summary_request(self.messages), self.tools, text_only=True)
+                completion = self._request(policy.summary_request(self.messages), self.tools, text_only=True)
                 break
             except ContextOverflow:
                 if not policy.drop_oldest(self.messages):

@@ -15,6 +15,7 @@ import dataclasses
 import math
 import os
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from discogym.core import InfrastructureError, ToolImage, ToolSpec, Usage
 from discogym.core.running.process import run_on_event_loop, shared
 from discogym.llm.models import ModelSpec
 from discogym.llm.redaction import Redactor
+from discogym.llm.tokens import TokenCounter, token_counter
 
 # Requests in flight per model and process: high, since --concurrency and --workers already bound how many
 # episodes wait on a model at once (Inspect's own default would queue them behind ten connections).
@@ -57,6 +59,24 @@ REFUSALS = {
 SDK_RETRYING_PROVIDERS = frozenset({"openai", "anthropic", "openai-compatible", "openrouter"})
 
 
+@dataclass
+class Attempts:
+    """The failed attempts of one request (:meth:`ModelEngine.complete`), counted as Inspect retries them:
+    ``failed`` of them, the last of which was the last one allowed if ``given_up``."""
+
+    failed: int = 0
+    given_up: bool = False
+
+    def after_failure(self) -> int:
+        """The failed attempts of a request that failed for good (tenacity asks for the wait before it stops,
+        so the last one was counted; if a version of it did not, it is counted here)."""
+        return self.failed if self.given_up else self.failed + 1
+
+
+# The request being made in this task of the event loop: Inspect's retries run in the task that awaits generate.
+REQUEST_ATTEMPTS: ContextVar[Attempts | None] = ContextVar("discogym_request_attempts", default=None)
+
+
 class SaidRetries(tenacity.wait.wait_base):
     """Inspect's wait before a retry (``wait``), each retry said on standard error as it is scheduled (Inspect
     logs them below the level a run shows). After a timeout it says more: a server that answers one request at a
@@ -68,11 +88,19 @@ class SaidRetries(tenacity.wait.wait_base):
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:
         seconds = float(self.wait(retry_state))
+        stopping = retry_state.retry_object.stop(retry_state)
+        attempts = REQUEST_ATTEMPTS.get()
+        if attempts is not None:
+            attempts.failed, attempts.given_up = retry_state.attempt_number, stopping
         failure = retry_state.outcome.exception() if retry_state.outcome is not None else None
         why = type(failure).__name__ if failure is not None else "an error"
-        said = (
-            f"discogym: {self.model}: attempt {retry_state.attempt_number} failed ({why}); the next in {seconds:.1f} s"
-        )
+        number = retry_state.attempt_number
+        if stopping:
+            print(
+                f"discogym: {self.model}: attempt {number} failed ({why}); no retry left", file=sys.stderr, flush=True
+            )
+            return seconds
+        said = f"discogym: {self.model}: attempt {number} failed ({why}); the next in {seconds:.1f} s"
         if "timeout" in why.lower():
             said += (
                 "; a local server may still be answering the request that timed out, and the next waits behind it: "
@@ -83,7 +111,12 @@ class SaidRetries(tenacity.wait.wait_base):
 
 
 class RejectedRequest(Exception):
-    """The endpoint refused this request for good (it would refuse it again)."""
+    """The endpoint refused this request for good (it would refuse it again); ``spent`` counts the attempts
+    that failed before (a refusal itself is not billed)."""
+
+    def __init__(self, message: str, spent: Usage | None = None) -> None:
+        super().__init__(message)
+        self.spent = spent
 
 
 class ContextOverflow(RejectedRequest):
@@ -217,6 +250,7 @@ class ModelEngine:
         self.options = options
         self.redact = Redactor(api_key)
         self.model = inspect_model(spec, api_key, options.backoff_s)
+        self._counter: TokenCounter | None = None
 
     @property
     def base_url(self) -> str | None:
@@ -245,25 +279,45 @@ class ModelEngine:
         """
         config = self.options.generate_config(max_tokens)
         choice: ToolChoice | None = "none" if text_only and tools else None
+        attempts = Attempts()
+
+        async def generate() -> ModelOutput:
+            REQUEST_ATTEMPTS.set(attempts)  # in this task only
+            return await self.model.generate(messages, tools=tools, tool_choice=choice, config=config)
 
         try:
-            output = run_on_event_loop(self.model.generate(messages, tools=tools, tool_choice=choice, config=config))
+            output = run_on_event_loop(generate())
         except Exception as raised:
             err = _cause(raised)
             status = getattr(err, "status_code", None) or getattr(err, "code", None)
             if status in REFUSED_STATUSES:
-                raise RejectedRequest(self._redacted(err)) from None
-            raise InfrastructureError(
-                f"model endpoint {self.spec.id} failed after retries: {self._redacted(err)}"
-            ) from None
+                raise RejectedRequest(self._redacted(err), self._failed(attempts.failed, messages, tools)) from None
+            fault = InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {self._redacted(err)}")
+            fault.add_spent(self._failed(attempts.after_failure(), messages, tools))
+            raise fault from None
+        failed = self._failed(attempts.failed, messages, tools)
         if output.stop_reason in REFUSALS and not output.message.tool_calls:
             said = self.redact(output.error or output.message.text)
             refusal = ContextOverflow if output.stop_reason == "model_length" else RejectedRequest
-            raise refusal(f"{REFUSALS[output.stop_reason]}: {said}")
+            raise refusal(f"{REFUSALS[output.stop_reason]}: {said}", failed)
         if output.error:
-            message = self.redact(output.error)
-            raise InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {message}")
-        return self._completion(output)
+            said = self.redact(output.error)
+            fault = InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {said}")
+            fault.add_spent(self._failed(attempts.after_failure(), messages, tools))
+            raise fault
+        completion = self._completion(output)
+        if failed is not None:
+            completion.usage = completion.usage + failed
+        return completion
+
+    def _failed(self, attempts: int, messages: list[ChatMessage], tools: list[ToolInfo]) -> Usage | None:
+        """What ``attempts`` failed attempts of a request of ``messages`` and ``tools`` are known to have cost:
+        their number and the input they sent as counted here (None when none failed)."""
+        if attempts == 0:
+            return None
+        if self._counter is None:
+            self._counter, _ = token_counter(self.spec)
+        return Usage(failed_attempts=attempts, failed_input_tokens=attempts * self._counter.prompt(messages, tools))
 
     def _redacted(self, err: BaseException) -> str:
         """The error's message, without the API key should an endpoint echo it."""

@@ -20,7 +20,11 @@ class Usage(BaseModel):
     ``input_tokens`` counts every prompt token, cached ones included; of them, ``cached_tokens`` were read from
     the provider's prompt cache and ``cache_write_tokens`` written to it (each priced at its own rate).
     ``output_tokens`` counts every reply token, reasoning included; ``reasoning_tokens`` is the reasoning part.
-    The last two are left out of the file when zero, as episodes written before them have neither.
+    ``failed_attempts`` counts the requests that failed (timed out, dropped, answered with an error) and were
+    retried or given up; what the server billed for them is not known (none reports it), so they are in none of
+    the counts above: ``failed_input_tokens`` is what they sent, as discogym counts a prompt (an estimate of their
+    input; their output is not known at all). These four are left out of the file when zero, as episodes written
+    before them have none.
     """
 
     input_tokens: int = 0
@@ -29,9 +33,19 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
     cache_write_tokens: int = Field(default=0, exclude_if=lambda tokens: tokens == 0)
     reasoning_tokens: int = Field(default=0, exclude_if=lambda tokens: tokens == 0)
+    failed_attempts: int = Field(default=0, exclude_if=lambda attempts: attempts == 0)
+    failed_input_tokens: int = Field(default=0, exclude_if=lambda tokens: tokens == 0)
 
     def __add__(self, other: "Usage") -> "Usage":
         return Usage.total([self, other])
+
+    def failures_said(self) -> str:
+        """The failed attempts in words ("" when none)."""
+        if not self.failed_attempts:
+            return ""
+        attempts = "1 failed attempt" if self.failed_attempts == 1 else f"{self.failed_attempts:,} failed attempts"
+        sent = f"about {self.failed_input_tokens:,} input tokens sent"
+        return f"{attempts} of a request ({sent}, what was billed unknown)"
 
     @classmethod
     def total(cls, parts: Iterable["Usage | None"]) -> "Usage":
@@ -45,6 +59,8 @@ class Usage(BaseModel):
             cost_usd=sum(part.cost_usd for part in present),
             cache_write_tokens=sum(part.cache_write_tokens for part in present),
             reasoning_tokens=sum(part.reasoning_tokens for part in present),
+            failed_attempts=sum(part.failed_attempts for part in present),
+            failed_input_tokens=sum(part.failed_input_tokens for part in present),
         )
 
 

@@ -1,5 +1,10 @@
 """The exceptions the harness uses to tell apart who is at fault."""
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from discogym.core.model.agent import Usage
+
 
 class DiscogymError(Exception):
     """Base class of every error discogym raises on purpose."""
@@ -21,7 +26,18 @@ class InfrastructureError(DiscogymError):
 
     An episode interrupted by one is not written and is never scored as the agent's failure; the
     runner retries it (``--retries``) and a later run on the same directory picks it up again.
+
+    ``spent`` is what the episode had cost when the fault came (the requests billed before it, and the attempts
+    that failed), added on the way out by whoever knew a part (:meth:`add_spent`): the run books it, since no
+    episode file will.
     """
+
+    spent: "Usage | None" = None
+
+    def add_spent(self, usage: "Usage | None") -> None:
+        """Count ``usage`` in what the fault's episode had cost."""
+        if usage is not None:
+            self.spent = usage if self.spent is None else self.spent + usage
 
 
 class ToolError(DiscogymError):

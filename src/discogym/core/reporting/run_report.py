@@ -111,10 +111,16 @@ class RunHeader(BaseModel):
     git_commits: list[str] = Field(default_factory=list)
     first_started: str | None = None
     last_started: str | None = None
-    input_tokens: int = 0
+    input_tokens: int = 0  # every request billed: the episodes', and those below
     output_tokens: int = 0
     cost_usd: float = 0.0
     retried: int = 0  # episodes played again after an error, their earlier files in RUN/retried/
+    set_aside_spent: Usage = Field(default_factory=Usage)  # what those earlier files had cost
+    lost_plays: int = 0  # plays abandoned unwritten by infrastructure faults (RUN/faults.jsonl)
+    lost_spent: Usage = Field(default_factory=Usage)  # what they had cost, as far as known
+    lost_unknown: int = 0  # those of unknown cost, and unreadable lines of faults.jsonl
+    failed_attempts: int = 0  # requests' attempts that failed, in all of the above (their bill unknown)
+    failed_input_tokens: int = 0  # what they sent, as counted here
     protocols: list[str] = Field(default_factory=list)  # the papers' protocols the runs followed (run --protocol)
 
     def set_digests(self) -> dict[tuple[str, str], str | None]:
@@ -156,6 +162,12 @@ class RunHeader(BaseModel):
             output_tokens=sum(h.output_tokens for h in headers),
             cost_usd=round(sum(h.cost_usd for h in headers), 6),
             retried=sum(h.retried for h in headers),
+            set_aside_spent=Usage.total(h.set_aside_spent for h in headers),
+            lost_plays=sum(h.lost_plays for h in headers),
+            lost_spent=Usage.total(h.lost_spent for h in headers),
+            lost_unknown=sum(h.lost_unknown for h in headers),
+            failed_attempts=sum(h.failed_attempts for h in headers),
+            failed_input_tokens=sum(h.failed_input_tokens for h in headers),
         )
 
     def lines(self) -> list[tuple[str, str]]:
@@ -182,8 +194,28 @@ class RunHeader(BaseModel):
             ("git commit", listed(self.git_commits) if self.git_commits else "not recorded"),
             ("episodes started", dates),
             ("tokens", f"{self.input_tokens:,} in, {self.output_tokens:,} out; cost ${self.cost_usd:,.4f}"),
+            *self._spent_elsewhere(),
             ("played again after an error", f"{self.retried:,} (earlier files in retried/)" if self.retried else "0"),
         ]
+
+    def _spent_elsewhere(self) -> list[tuple[str, str]]:
+        """The lines that say which of the tokens no counted episode holds, and the failed attempts."""
+        lines = []
+        outside = self.set_aside_spent + self.lost_spent
+        if self.retried or self.lost_plays:
+            parts = []
+            if self.lost_plays:
+                unknown = f"; {self.lost_unknown:,} of unknown cost" if self.lost_unknown else ""
+                lost = plural(self.lost_plays, "play")
+                parts.append(f"{lost} abandoned by infrastructure faults (faults.jsonl{unknown})")
+            if self.retried:
+                parts.append(f"{plural(self.retried, 'episode')} played again after an error (retried/)")
+            spent = f"{outside.input_tokens:,} in, {outside.output_tokens:,} out, ${outside.cost_usd:,.4f}"
+            lines.append(("of them in no counted episode", f"{spent}: {' and '.join(parts)}"))
+        if self.failed_attempts:
+            failed = Usage(failed_attempts=self.failed_attempts, failed_input_tokens=self.failed_input_tokens)
+            lines.append(("failed attempts", f"{failed.failures_said()}; not in the tokens above"))
+        return lines
 
 
 def _unique_sets(sets: Iterable[TaskSetFacts]) -> list[TaskSetFacts]:
@@ -629,7 +661,10 @@ def run_header(run_dir: RunDir, records: list[RunRecord], episodes: list[Episode
     keys = [e.key for e in episodes]
     planned_agents = [agent for record in records for agent in record.agents]
     starts = _by_time(filter(None, (_started_at(run_dir, key) for key in keys)))
-    usages = [e.usage() for e in episodes]
+    set_aside = run_dir.set_aside_spent()
+    lost = run_dir.lost_episodes()
+    lost_spent = Usage.total(play.spent for play in lost.lost)
+    usages = [e.usage() for e in episodes] + [set_aside, lost_spent]
     versions: dict[str, set[str]] = {}
     for suite, version in [(e.key.suite, e.provenance.suite_version) for e in episodes] + [
         (r.suite, r.suite_version) for r in records
@@ -662,6 +697,12 @@ def run_header(run_dir: RunDir, records: list[RunRecord], episodes: list[Episode
         output_tokens=sum(u.output_tokens for u in usages),
         cost_usd=round(sum(u.cost_usd for u in usages), 6),
         retried=run_dir.retried_count(),
+        set_aside_spent=set_aside,
+        lost_plays=len(lost.lost) + lost.unreadable,
+        lost_spent=lost_spent,
+        lost_unknown=sum(play.spent is None for play in lost.lost) + lost.unreadable,
+        failed_attempts=sum(u.failed_attempts for u in usages),
+        failed_input_tokens=sum(u.failed_input_tokens for u in usages),
         protocols=sorted({r.protocol for r in records if r.protocol}),
     )
 

@@ -672,6 +672,8 @@ def play_episode(
                 raise
             recorder.stop(Termination.ABANDONED, "interrupted (Ctrl-C)")
         return recorder.record()
-    except BaseException:
+    except BaseException as err:
+        if isinstance(err, InfrastructureError):
+            err.add_spent(recorder.spent)  # the calls logged before the fault: no episode file will hold them
         recorder.abandon()
         raise

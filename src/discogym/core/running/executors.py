@@ -87,10 +87,17 @@ class Played:
 
 @dataclass(frozen=True)
 class Faulted:
-    """An episode abandoned unwritten because of an infrastructure fault; ``message`` says which."""
+    """An episode abandoned unwritten because of an infrastructure fault; ``message`` says which, ``spent`` what
+    the episode had cost by then (None: not known, e.g. its worker died with it)."""
 
     planned: PlannedEpisode
     message: str
+    spent: Usage | None = None
+
+    @classmethod
+    def of(cls, planned: PlannedEpisode, err: BaseException) -> "Faulted":
+        """The report of ``planned`` abandoned by ``err``."""
+        return cls(planned, describe_fault(err), spent_of(err))
 
 
 ExecutorReport = Played | Faulted
@@ -112,6 +119,11 @@ def written_meanwhile(run_dir: RunDir, planned: PlannedEpisode) -> Episode | Non
     runner found it missing; called under the episode's claim, so that it is kept, not played and overwritten."""
     episode = run_dir.read_episode(planned.key)
     return episode if episode is not None and made_as_planned(episode, planned) else None
+
+
+def spent_of(err: BaseException) -> Usage | None:
+    """What the episode a fault abandoned had cost, as far as known (:attr:`InfrastructureError.spent`)."""
+    return err.spent if isinstance(err, InfrastructureError) else None
 
 
 def describe_fault(err: BaseException) -> str:
@@ -149,7 +161,7 @@ class InProcessExecutor(Executor):
             except UnwritableRun:
                 raise
             except Exception as err:
-                yield Faulted(planned, describe_fault(err))
+                yield Faulted.of(planned, err)
             else:
                 yield Played(planned, summary)
 
@@ -288,7 +300,7 @@ class ThreadedExecutor(Executor):
                 in_flight -= 1
                 if err is not None:
                     _reraise_if_fatal(err)
-                    yield Faulted(planned, describe_fault(err))
+                    yield Faulted.of(planned, err)
                 else:
                     assert summary is not None
                     yield Played(planned, summary)
@@ -399,7 +411,7 @@ class ThreadedWorkerPoolExecutor(Executor):
                         if kind == PLAYED:
                             yield Played(planned, value)
                         elif kind == FAULTED:
-                            yield Faulted(planned, value)
+                            yield Faulted(planned, *value)
                         else:
                             raise value
                     if worker.dead or not worker.process.is_alive():
@@ -454,6 +466,13 @@ def _exit_when_orphaned(runner_pid: int) -> None:
 # from the worker itself when the runner is gone) stops the episodes in flight, unwritten, and the worker.
 
 PLAYED, FAULTED, FATAL = "played", "faulted", "fatal"
+
+
+def _fault_words(err: BaseException) -> tuple[str, Usage | None]:
+    """A fault as a worker process reports it: its message and what its episode had cost (plain objects)."""
+    return describe_fault(err), spent_of(err)
+
+
 _serving_stopped = False
 
 
@@ -475,14 +494,14 @@ def _serve_episodes(suite: Suite, root: Path, runner_pid: int, jobs: Connection,
         if err is None:
             message: tuple[str, Any] = (PLAYED, summary)
         else:
-            message = (FATAL, err) if _is_fatal(err) else (FAULTED, describe_fault(err))
+            message = (FATAL, err) if _is_fatal(err) else (FAULTED, _fault_words(err))
         with sending, contextlib.suppress(OSError):  # OSError: the runner is gone, and the worker stops
             try:
                 reports.send((job, message))
             except OSError:
                 raise
             except Exception:  # what cannot be pickled (an exception's own attributes): said in words
-                words = describe_fault(err) if err is not None else "the episode's report could not be sent"
+                words = _fault_words(err) if err is not None else ("the episode's report could not be sent", None)
                 reports.send((job, (FAULTED, words)))
 
     try:

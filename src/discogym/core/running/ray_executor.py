@@ -33,7 +33,6 @@ from discogym.core.running.executors import (
     ExecutorReport,
     Faulted,
     Played,
-    describe_fault,
     play_and_write,
 )
 from discogym.core.running.storage import UnwritableRun
@@ -146,7 +145,7 @@ class RayExecutor(Executor):
             cause = err.cause if isinstance(err.cause, BaseException) else err
             if isinstance(cause, UnwritableRun):
                 raise cause from None
-            return Faulted(planned, describe_fault(cause))
+            return Faulted.of(planned, cause)
         except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.TaskCancelledError):
             return Faulted(planned, WORKER_DIED)
         except ray.exceptions.RayError as err:  # the object was lost with its node, the task could not start, ...

@@ -10,13 +10,14 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from discogym.core.model.agent import Usage
 from discogym.core.model.episode import Episode, EpisodeKey
 from discogym.core.model.errors import UserError
 from discogym.core.model.suite import Suite
 from discogym.core.model.termination import EndingKind
 from discogym.core.running.crosscheck import made_as_planned
 from discogym.core.running.episode_loop import PlannedEpisode, preflight
-from discogym.core.running.executors import EpisodeSummary, Executor, Played, RunListener, executor_for
+from discogym.core.running.executors import EpisodeSummary, Executor, Faulted, Played, RunListener, executor_for
 from discogym.core.running.planning import RunConfig, plan_episode, plan_episodes, resolve_agents
 from discogym.core.running.run_file import append_run_record, check_same_run, run_record
 from discogym.core.running.storage import RunDir, UnwritableRun
@@ -45,6 +46,9 @@ class RunSummary:
     retried: int = 0  # episodes that had ended in an error, set aside and played again
     faults: dict[str, str] = field(default_factory=dict)
     scores: list[float] = field(default_factory=list)
+    lost_plays: int = 0  # plays of episodes abandoned unwritten by faults (each a line of faults.jsonl)
+    lost_spent: Usage = field(default_factory=Usage)  # what they had cost, as far as known
+    lost_unknown: int = 0  # those whose cost is not known
 
     @property
     def complete(self) -> bool:
@@ -157,7 +161,7 @@ class Runner:
                 if isinstance(report, Played):
                     self._record(summary, report.summary)
                 else:
-                    self._fault(summary, report.planned, report.message)
+                    self._fault(summary, report)
                 self._stop_if_interrupted()
 
     def _enqueue(self, item: PlannedEpisode) -> None:
@@ -177,7 +181,14 @@ class Runner:
             summary.scores.append(done.score)
         self.listener.finished(done)
 
-    def _fault(self, summary: RunSummary, item: PlannedEpisode, message: str) -> None:
+    def _fault(self, summary: RunSummary, report: Faulted) -> None:
+        item, message = report.planned, report.message
+        self.run_dir.record_fault(item.key, message, report.spent)
+        summary.lost_plays += 1
+        if report.spent is None:
+            summary.lost_unknown += 1
+        else:
+            summary.lost_spent = summary.lost_spent + report.spent
         attempts = self._attempts[item.key] = self._attempts.get(item.key, 0) + 1
         retry = attempts <= self.retries
         if retry:

@@ -1,5 +1,6 @@
 """Run directories: ``run.json``, one atomically written file per episode, and the runtime sidecars."""
 
+import contextlib
 import errno
 import fcntl
 import glob
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import orjson
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from discogym.core.model.agent import Usage
 from discogym.core.model.episode import EPISODE_FORMAT_VERSION, Episode, EpisodeKey, EpisodeRuntime
 from discogym.core.model.errors import InfrastructureError, UserError
 
@@ -24,6 +26,7 @@ EPISODES_DIR = "episodes"
 RUNTIME_DIR = "runtime"
 RETRIED_DIR = "retried"  # episodes that ended in an error, set aside when a resume plays them again
 RETRIED_RUNTIME = ".runtime.json"  # how a set-aside runtime sidecar's name ends
+FAULTS_FILE = "faults.jsonl"  # episodes abandoned unwritten by infrastructure faults, with what they had cost
 TEMP_SUFFIX = ".tmp"
 TEMPORARY_NAME = re.compile(r"\..+\.json\.\d+\.tmp")  # what atomic_write leaves when killed mid-write
 LOCK_FILE = ".lock"
@@ -46,6 +49,22 @@ class EpisodeInPlay(InfrastructureError):
 
 class RunInUse(UserError):
     """Another process holds the run directory's lock."""
+
+
+class LostEpisode(BaseModel):
+    """One play of an episode abandoned unwritten by an infrastructure fault (a line of ``faults.jsonl``): its
+    file's stem, the fault, and what it had cost by then (None: not known, e.g. its worker process died)."""
+
+    episode: str
+    fault: str
+    spent: Usage | None = None
+
+
+class LostEpisodes(NamedTuple):
+    """What ``faults.jsonl`` holds: its readable lines, and how many were not (cut short by a kill, say)."""
+
+    lost: list[LostEpisode]
+    unreadable: int
 
 
 class EpisodeClaim:
@@ -248,6 +267,39 @@ class RunDir:
         if not self.retried_dir.is_dir():
             return 0
         return sum(1 for path in self.retried_dir.glob("*.json") if not path.name.endswith(RETRIED_RUNTIME))
+
+    def set_aside_spent(self) -> Usage:
+        """What the episodes set aside to be played again (:meth:`set_aside`) had cost (unreadable ones
+        count nothing)."""
+        if not self.retried_dir.is_dir():
+            return Usage()
+        spent: list[Usage] = []
+        for path in sorted(self.retried_dir.glob("*.json")):
+            if not path.name.endswith(RETRIED_RUNTIME):
+                with contextlib.suppress(OSError, ValidationError, UserError):
+                    spent.append(load_episode(path).usage())
+        return Usage.total(spent)
+
+    def record_fault(self, key: EpisodeKey, fault: str, spent: Usage | None) -> None:
+        """Add a line to ``faults.jsonl``: the episode ``key`` was abandoned by ``fault``, having cost ``spent``
+        (no episode file will hold that cost, so the run's totals take it from here)."""
+        line = LostEpisode(episode=key.file_stem(), fault=fault, spent=spent).model_dump_json() + "\n"
+        with open(self.root / FAULTS_FILE, "a", encoding="utf-8") as faults:
+            faults.write(line)
+
+    def lost_episodes(self) -> LostEpisodes:
+        """The lines of ``faults.jsonl`` (none when there is no such file)."""
+        path = self.root / FAULTS_FILE
+        if not path.is_file():
+            return LostEpisodes([], 0)
+        lost: list[LostEpisode] = []
+        unreadable = 0
+        for line in path.read_bytes().splitlines():
+            try:
+                lost.append(LostEpisode.model_validate_json(line))
+            except ValidationError:
+                unreadable += 1
+        return LostEpisodes(lost, unreadable)
 
     def has_episode(self, key: EpisodeKey) -> bool:
         """True when the episode with this key is finished (its file exists)."""

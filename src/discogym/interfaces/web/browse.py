@@ -4,6 +4,7 @@ the same, so a run of a thousand episodes lists quickly after its first visit.""
 
 import os
 import threading
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import orjson
 from discogym.core import Episode, EpisodeKey, Event, MemoryEvent, get_suite
 from discogym.core.reporting.replays import replay_views
 from discogym.core.reporting.run_report import RunReport, run_report
-from discogym.core.running.storage import RunDir
+from discogym.core.running.storage import FAULTS_FILE, RunDir
 
 FILTERS = ("suite", "task", "agent", "model", "outcome")
 
@@ -109,11 +110,17 @@ class ReportCache:
     seconds for a thousand)."""
 
     def __init__(self) -> None:
-        self._reports: dict[Path, tuple[tuple[tuple[str, int, int], ...], RunReport]] = {}
+        self._reports: dict[Path, tuple[Hashable, RunReport]] = {}
         self._lock = threading.Lock()
 
     def report(self, folder: Path) -> RunReport:
-        version = tuple((path.name, *file_version(path)) for path in sorted(RunDir(folder).episode_paths()))
+        run_dir = RunDir(folder)
+        faults = run_dir.root / FAULTS_FILE  # the spend of lost plays counts in the report's totals
+        version = (
+            tuple((path.name, *file_version(path)) for path in sorted(run_dir.episode_paths())),
+            file_version(faults) if faults.is_file() else None,
+            run_dir.retried_count(),
+        )
         with self._lock:
             cached = self._reports.get(folder)
         if cached is not None and cached[0] == version:
