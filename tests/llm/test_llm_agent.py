@@ -276,6 +276,15 @@ def test_a_request_the_endpoint_refuses_for_good_ends_the_episode_as_a_no_answer
     assert str(ended.agent_message).startswith("the endpoint refused the request")
 
 
+def test_llama_cpps_refusal_of_a_request_longer_than_its_window_is_a_context_overflow(tmp_path, fake):
+    said = "request (1613 tokens) exceeds the available context size (1536 tokens), try increasing it"
+    fake.script.extend([Normal(), Status(400, message=said)])  # as llama.cpp's server words it
+    run_llm(tmp_path, llm_options(fake, context="full"), tasks=["tiny-00"])
+    ended = episodes(tmp_path)[0].outcome
+    assert ended.termination == "context_overflow" and said in str(ended.agent_message)
+    assert "Request:" not in str(ended.agent_message)  # the provider's words, not Inspect's dump of the request
+
+
 @pytest.mark.parametrize("code", [400, 422])
 def test_a_refused_first_request_is_a_configuration_fault_not_the_models_answer(tmp_path, fake, code):
     fake.script.append(Status(code, message="unsupported parameter: max_tokens"))

@@ -49,6 +49,9 @@ from discogym.llm.tokens import TokenCounter, token_counter
 MAX_CONNECTIONS = 1024
 FIRST_BACKOFF_S = 3.0  # Inspect's first wait before a retry (doubling, with as much jitter, up to 30 minutes)
 REFUSED_STATUSES = (400, 422)  # the endpoint would refuse the same request again
+# How servers that Inspect does not read for it say that a request exceeds the model's window (llama.cpp's server:
+# "request (1613 tokens) exceeds the available context size (1536 tokens), try increasing it").
+OVERFLOW_PHRASES = ("exceeds the available context size",)
 # Inspect turns some refusals into a reply with an error: these stop reasons say why.
 REFUSALS = {
     "model_length": "the conversation no longer fits the model's context window",
@@ -291,7 +294,9 @@ class ModelEngine:
             err = _cause(raised)
             status = getattr(err, "status_code", None) or getattr(err, "code", None)
             if status in REFUSED_STATUSES:
-                raise RejectedRequest(self._redacted(err), self._failed(attempts.failed, messages, tools)) from None
+                said = self._redacted(err)
+                refusal = ContextOverflow if any(phrase in said for phrase in OVERFLOW_PHRASES) else RejectedRequest
+                raise refusal(said, self._failed(attempts.failed, messages, tools)) from None
             fault = InfrastructureError(f"model endpoint {self.spec.id} failed after retries: {self._redacted(err)}")
             fault.add_spent(self._failed(attempts.after_failure(), messages, tools))
             raise fault from None
@@ -320,8 +325,10 @@ class ModelEngine:
         return Usage(failed_attempts=attempts, failed_input_tokens=attempts * self._counter.prompt(messages, tools))
 
     def _redacted(self, err: BaseException) -> str:
-        """The error's message, without the API key should an endpoint echo it."""
-        return self.redact(f"{type(err).__name__}: {err}")
+        """The error's message, without the API key should an endpoint echo it: the provider's own words where
+        Inspect keeps them apart (its ModelGenerateError also quotes the whole request)."""
+        said = getattr(err, "provider_message", None) or str(err)
+        return self.redact(f"{type(err).__name__}: {said}")
 
     def _completion(self, output: ModelOutput) -> Completion:
         """The reply, with the key taken out of everything stored or sent back (a signed reasoning block that
