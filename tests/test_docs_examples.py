@@ -68,6 +68,7 @@ NOT_RUN = {
     "discogym autumn data --from DIR": "needs a downloaded release; test_official.py installs a fixture of its own",
     "discogym run autumn --split official": "needs the cached release; test_official.py runs it on its fixture",
     "discogym autumn generate --out tasks.json": "all 45 challenges (40 s); one environment's stand in",
+    "discogym models --url": "asks a running model server (tests/llm/test_servers.py asks a fake one)",
     "discogym mcp SUITE": "a server: it runs until stopped (tests/interfaces/test_mcp.py talks to it)",
     "discogym serve": "a server: it runs until stopped (tests/interfaces/test_web.py talks to it)",
     "discogym play": "interactive (tests/core/test_cli.py plays through stdin)",
@@ -104,6 +105,7 @@ STAND_INS = {
     "writing-an-agent.md": [f"{NOVELTY} sweep petri redstone --agent novelty --agent-opt max_calls=20"],
     "web.md": ["discogym run SUITE --out runs/SUITE", "discogym run SUITE --out studies/autumn-people/SUITE"],
     "inspect.md": ["discogym run crafting --split val.small.easy --tasks VAL0187 --out runs/crafting"],
+    "local-models.md": ["discogym run crafting --tasks TEST0000 --out runs/local/crafting"],
 }
 
 
