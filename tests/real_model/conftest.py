@@ -116,8 +116,9 @@ def start_server(window: int, log: Path) -> Server:
         *("-m", str(FOLDER / "models" / "smollm2.gguf"), "--alias", MODEL, "--jinja"),
         *("--host", "127.0.0.1", "--port", str(port), "--ctx-size", str(window), "--parallel", "1", "--seed", "7"),
     ]
+    libraries = {"LD_LIBRARY_PATH": str(FOLDER / "bin")}  # where a build with shared libraries keeps them
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **libraries})
     server = Server(window, process, f"http://127.0.0.1:{port}")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -135,23 +136,23 @@ def start_server(window: int, log: Path) -> Server:
     return server
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """SmolLM2 served with an 8k window."""
-    started = start_server(8192, tmp_path_factory.mktemp("llama") / "server.log")
+def serving(window: int, folder: Path) -> Iterator[Server]:
+    """A server with ``window`` tokens of context, stopped at the end."""
+    started = start_server(window, folder / "server.log")
     yield started
     assert started.proxy is not None
     started.proxy.shutdown()
     started.process.terminate()
     started.process.wait(30)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """SmolLM2 served with an 8k window."""
+    yield from serving(8192, tmp_path_factory.mktemp("llama"))
 
 
 @pytest.fixture(scope="session")
 def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """SmolLM2 served with a window of 1,536 tokens: a text prompt's first request fits, its second does not."""
-    started = start_server(1536, tmp_path_factory.mktemp("llama-small") / "server.log")
-    yield started
-    assert started.proxy is not None
-    started.proxy.shutdown()
-    started.process.terminate()
-    started.process.wait(30)
+    yield from serving(1536, tmp_path_factory.mktemp("llama-small"))

@@ -14,6 +14,7 @@ calls of a native reply still to make (:class:`Acting`).
 
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -52,7 +53,7 @@ class Acting(Protocol):
         ...
 
 
-class Mode:
+class Mode(ABC):
     """How the agent acts: see the module's docstring. The defaults are the text modes'."""
 
     offers_notes = True  # the notes tool is offered beside the suite's tools
@@ -60,7 +61,7 @@ class Mode:
     def __init__(self, scaffold: Scaffold | None) -> None:
         self.scaffold = scaffold
 
-    def check(self, context: AgentContext) -> None:
+    def check(self, context: AgentContext) -> None:  # noqa: B027  (most modes play any episode)
         """Refuse (UserError) an episode this mode cannot play."""
 
     def tools(self, offered: list[ToolSpec]) -> list[ToolInfo]:
@@ -71,13 +72,13 @@ class Mode:
         """The system prompt, and worked examples to put after it as past turns."""
         return context.system_prompt or SYSTEM_PROMPT, []
 
+    @abstractmethod
     def rules(self) -> str:
         """What the model is reminded of after a reply that could not be used."""
-        raise NotImplementedError
 
+    @abstractmethod
     def read(self, agent: Acting, completion: Completion) -> tuple[ToolCall | None, str]:
         """The call a reply makes, or None and what was wrong with it (the reply is in the conversation)."""
-        raise NotImplementedError
 
     def result_message(self, agent: Acting, tool: str, text: str, images: list[ToolImage]) -> ChatMessage:
         """The message that brings the result of the last call (of ``tool``) into the conversation."""
