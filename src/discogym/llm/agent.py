@@ -43,6 +43,7 @@ from discogym.llm.context import CompactContext, compact_threshold, context_poli
 from discogym.llm.engine import (
     Completion,
     ContextOverflow,
+    Engine,
     EngineOptions,
     ModelEngine,
     RejectedRequest,
@@ -96,7 +97,7 @@ class LLMSettings(BaseModel):
 class LLMAgent(Agent):
     """A model behind an endpoint, playing one episode."""
 
-    def __init__(self, spec: ModelSpec, engine: ModelEngine, config: LLMSettings, facts: ModelFacts) -> None:
+    def __init__(self, spec: ModelSpec, engine: Engine, config: LLMSettings, facts: ModelFacts) -> None:
         self.spec = spec
         self.engine = engine
         self.config = config

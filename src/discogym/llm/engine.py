@@ -17,7 +17,7 @@ import os
 import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jsonref
 import tenacity
@@ -168,6 +168,31 @@ class Completion:
     def out_of_room(self) -> bool:
         """It stopped at its output cap with nothing usable: the whole budget went to reasoning."""
         return self.stop_reason == "max_tokens" and not self.tool_calls and not self.text.strip()
+
+
+class Engine(Protocol):
+    """What the llm agent asks of a model: :class:`ModelEngine` asks a real one, the estimator's
+    :class:`~discogym.llm.estimate.OfflineEngine` stands in for one offline."""
+
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint in use, as the episode's settings record it."""
+        ...
+
+    def default_max_tokens(self) -> int | None:
+        """The output cap a request gets when none is set."""
+        ...
+
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        *,
+        max_tokens: int | None = None,
+        text_only: bool = False,
+    ) -> Completion:
+        """The model's next reply (see :meth:`ModelEngine.complete`)."""
+        ...
 
 
 def inspect_model(spec: ModelSpec, api_key: str, backoff_s: float | None = None) -> Model:

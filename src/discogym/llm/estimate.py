@@ -88,10 +88,10 @@ def stand_in_summary(tokens: int) -> str:
 class OfflineEngine:
     """A model that makes the recorded ``calls`` in order, billed offline.
 
-    It has the interface :class:`~discogym.llm.agent.LLMAgent` uses of :class:`~discogym.llm.engine.ModelEngine`
-    (:meth:`complete`, :attr:`base_url`, :meth:`default_max_tokens`). A call comes back as a native tool call, as the
-    JSON text protocol's ``{"tool": ..., "args": ...}`` when ``mode`` is ``text``, or as ``texts`` (the calls
-    written in the suite's own syntax, words included where the scaffold puts them) when ``mode`` is ``suite``. Each
+    It is an :class:`~discogym.llm.engine.Engine`, as :class:`~discogym.llm.engine.ModelEngine` is. A call comes
+    back as a native tool call, as the JSON text protocol's ``{"tool": ..., "args": ...}`` when ``mode`` is
+    ``text``, or as ``texts`` (the calls written in the suite's own syntax, words included where the scaffold puts
+    them) when ``mode`` is ``suite``. Each
     reply carries ``words`` (a stand-in of the model's thought) as reasoning (none when ``texts`` hold them). A request
     whose last message is :data:`~discogym.llm.context.SUMMARY_PROMPT` gets a summary of ``summary_tokens``. Once
     the calls are spent, the model says :data:`DONE` (which ends the episode as the model's no-answer). Each
@@ -101,7 +101,9 @@ class OfflineEngine:
     provider refuses one, and not billed.
     """
 
-    base_url = "offline-estimate"
+    @property
+    def base_url(self) -> str:
+        return "offline-estimate"
 
     def __init__(
         self,
@@ -541,7 +543,7 @@ def estimate_episode(
         texts=texts,
         counter=counter,
     )
-    agent = LLMAgent(spec, engine, settings, facts)  # type: ignore[arg-type] # the engine's interface, offline
+    agent = LLMAgent(spec, engine, settings, facts)
     episode, _ = play_episode(suite, planned, agent)
     if episode.outcome.status == "error" and episode.outcome.termination.value in ("env_error", "agent_error"):
         raise UserError(f"the estimate of task {planned.task.id} failed: {episode.outcome.error}")

@@ -261,7 +261,7 @@ class ModelFacts(BaseModel):
 
 def model_facts(spec: ModelSpec, table: dict[str, Price]) -> ModelFacts:
     """The facts of ``spec``; imports Inspect's model database (about a second)."""
-    from inspect_ai.model._model_info import get_model_info
+    from inspect_ai.model import get_model_info
 
     info = get_model_info(spec.inspect_name)
     return ModelFacts(
