@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
 from discogym.core import AgentOptions, Episode, MemoryEvent, Score, Termination, get_suite
 from discogym.core.reporting.run_report import MEMORY_TITLE, build_report
@@ -13,7 +14,7 @@ from discogym.core.running.runner import RunConfig, Runner
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.logs import eval_log
 from discogym.interfaces.web.browse import replay_steps
-from discogym.llm.context import SUMMARY_PROMPT
+from discogym.llm.context import SUMMARY_PROMPT, CompactContext, FullContext, WindowContext
 from discogym.llm.notes import MAX_NOTE_ROUNDS
 from tests.llm.conftest import episodes, llm_options, run_llm
 from tests.llm.fake_endpoint import Calls, FakeEndpoint, Say, Status, prompt_tokens
@@ -88,6 +89,21 @@ def test_an_overflow_under_compact_forces_a_compaction_and_asks_again(tmp_path, 
     (compaction,) = _memory(episode, "compaction")
     assert compaction.replaced_turns == 3  # all but the newest turn
     assert episode.outcome.termination != Termination.CONTEXT_OVERFLOW
+
+
+def test_a_compaction_that_drops_turns_counts_them_with_those_it_summarised():
+    said = "a result long enough to count " * 4
+    messages = [ChatMessageSystem(content="rules"), ChatMessageUser(content="the brief")]
+    for step in range(4):
+        messages += [ChatMessageAssistant(content=f"call {step}"), ChatMessageUser(content=said)]
+    policy = CompactContext(threshold=10, keep=1)
+    policy.pin(2)
+    compaction = policy.compaction(messages, [])
+    assert compaction is not None and SUMMARY_PROMPT in str(compaction.request()[-1].content)
+    assert compaction.drop_oldest()  # the summary request was too long: the oldest of the 3 going goes unsummarised
+    assert compaction.done("the summary") == 3  # 1 dropped and 2 summarised, of 4 turns: the newest is kept
+    assert policy.prompt(messages)[2].content.endswith("the summary") and policy.compaction(messages, []) is None
+    assert FullContext().compaction(messages, []) is None and WindowContext(2).compaction(messages, []) is None
 
 
 def test_compaction_keeps_the_cached_prefix_between_its_rare_steps(tmp_path, fake):

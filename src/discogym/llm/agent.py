@@ -39,7 +39,7 @@ from discogym.core import (
     UserError,
 )
 from discogym.core.model.errors import MissingCredentials
-from discogym.llm.context import CompactContext, compact_threshold, context_policy
+from discogym.llm.context import compact_threshold, context_policy
 from discogym.llm.engine import (
     Completion,
     ContextOverflow,
@@ -263,22 +263,20 @@ class LLMAgent(Agent):
     def _compact_if_due(self) -> None:
         """Under ``context=compact``, have the model summarise the older turns when the prompt has grown past the
         threshold (or the last request was too long); the summary's cost joins the decision's."""
-        policy = self.context
-        if not isinstance(policy, CompactContext) or not policy.due(self.messages, self.tools):
+        compaction = self.context.compaction(self.messages, self.tools)
+        if compaction is None:
             return
-        before = policy.start
         while True:
             try:
-                completion = self._request(policy.summary_request(self.messages), self.tools, text_only=True)
+                completion = self._request(compaction.request(), self.tools, text_only=True)
                 break
             except ContextOverflow:
-                if not policy.drop_oldest(self.messages):
+                if not compaction.drop_oldest():
                     raise
         usage = self._priced(completion.usage)
         self.spent = self.spent + usage
         summary = completion.text.strip() or "(no summary was written)"
-        policy.compacted(self.messages, summary)
-        replaced = policy.start - before
+        replaced = compaction.done(summary)
         self.memory.append(
             MemoryEvent(kind="compaction", action="summary", text=summary, usage=usage, replaced_turns=replaced)
         )

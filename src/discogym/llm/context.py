@@ -12,6 +12,7 @@ asked to drop more; only when it cannot does the episode end as ``context_overfl
 
 import json
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ContentImage, ContentText
 from inspect_ai.tool import ToolInfo
@@ -81,6 +82,36 @@ class ContextPolicy(ABC):
     @abstractmethod
     def shrink(self, messages: list[ChatMessage]) -> bool:
         """Send less from now on, after a request was too long; False when nothing more can be dropped."""
+
+    def compaction(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> "Compaction | None":
+        """The compaction to make before the next request, if one is due (only ``compact`` makes them)."""
+        return None
+
+
+@dataclass
+class Compaction:
+    """Older turns of ``messages`` to be replaced by a summary the model writes (:class:`CompactContext`): the agent
+    sends :meth:`request`, drops the oldest turns while that is too long, and hands the summary to :meth:`done`."""
+
+    policy: "CompactContext"
+    messages: list[ChatMessage]
+
+    def __post_init__(self) -> None:
+        self.began = self.policy.start  # the turns before it were summarised before
+
+    def request(self) -> list[ChatMessage]:
+        """What the model is sent to write the summary."""
+        return self.policy.summary_request(self.messages)
+
+    def drop_oldest(self) -> bool:
+        """The request was too long: leave the older half of the turns unsummarised; False when none can go."""
+        return self.policy.drop_oldest(self.messages)
+
+    def done(self, summary: str) -> int:
+        """Send ``summary`` instead of the older turns from now on; how many turns went from the prompt (those
+        dropped unsummarised included)."""
+        self.policy.compacted(self.messages, summary)
+        return self.policy.start - self.began
 
 
 class FullContext(ContextPolicy):
@@ -162,6 +193,9 @@ class CompactContext(ContextPolicy):
         if self.summary is not None:
             head.append(ChatMessageUser(content=summary_message(self.summary, self.start)))
         return [*head, *(message for turn in turns(messages, self.head)[self.start :] for message in turn)]
+
+    def compaction(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> Compaction | None:
+        return Compaction(self, messages) if self.due(messages, tools) else None
 
     def due(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> bool:
         """Whether the next request should first replace older turns by a summary: the prompt passes the
