@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
 from discogym.core import AgentOptions, Episode, MemoryEvent, Score, Termination, get_suite
 from discogym.core.reporting.run_report import MEMORY_TITLE, build_report
@@ -93,7 +93,7 @@ def test_an_overflow_under_compact_forces_a_compaction_and_asks_again(tmp_path, 
 
 def test_a_compaction_that_drops_turns_counts_them_with_those_it_summarised():
     said = "a result long enough to count " * 4
-    messages = [ChatMessageSystem(content="rules"), ChatMessageUser(content="the brief")]
+    messages: list[ChatMessage] = [ChatMessageSystem(content="rules"), ChatMessageUser(content="the brief")]
     for step in range(4):
         messages += [ChatMessageAssistant(content=f"call {step}"), ChatMessageUser(content=said)]
     policy = CompactContext(threshold=10, keep=1)
@@ -102,7 +102,7 @@ def test_a_compaction_that_drops_turns_counts_them_with_those_it_summarised():
     assert compaction is not None and SUMMARY_PROMPT in str(compaction.request()[-1].content)
     assert compaction.drop_oldest()  # the summary request was too long: the oldest of the 3 going goes unsummarised
     assert compaction.done("the summary") == 3  # 1 dropped and 2 summarised, of 4 turns: the newest is kept
-    assert policy.prompt(messages)[2].content.endswith("the summary") and policy.compaction(messages, []) is None
+    assert str(policy.prompt(messages)[2].content).endswith("the summary") and policy.compaction(messages, []) is None
     assert FullContext().compaction(messages, []) is None and WindowContext(2).compaction(messages, []) is None
 
 
