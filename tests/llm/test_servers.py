@@ -3,9 +3,13 @@
 import json
 
 import pytest
+from inspect_ai.model import ChatMessage, ChatMessageUser
 
 from discogym.core import AgentOptions, UserError
+from discogym.llm.context import estimate_tokens
+from discogym.llm.models import parse_model
 from discogym.llm.servers import LLAMA_CPP_SOURCE, VLLM_SOURCE, served_models
+from discogym.llm.tokens import LlamaCppCounter, TokenCounter, token_counter
 from tests.conftest import run_discogym
 from tests.llm.conftest import SECRET, episodes, run_llm
 from tests.llm.fake_endpoint import FakeEndpoint
@@ -60,3 +64,15 @@ def test_models_url_lists_what_a_server_serves_with_the_model_string_to_give():
     assert [(m["name"], m["context_window"]) for m in document["models"]] == [("qwen", 32768), ("other", None)]
     gone = run_discogym("models", "--url", server.url)
     assert gone.returncode != 0 and f"cannot ask {server.url}/models" in gone.stderr
+
+
+def test_a_llama_cpp_server_counts_the_prompts_and_the_quarter_stands_in_where_it_cannot():
+    messages: list[ChatMessage] = [ChatMessageUser(content="frame 0: black " * 40)]
+    with FakeEndpoint() as server:
+        spec = parse_model(f"openai-compatible/smollm2@{server.url}", None)
+        assert type(token_counter(spec)[0]) is TokenCounter  # no /props: not llama.cpp
+        server.pages["/props"] = {"default_generation_settings": {"n_ctx": 8192}}
+        counter, why = token_counter(spec)
+        assert isinstance(counter, LlamaCppCounter) and why.endswith(f"llama.cpp server at {server.root}")
+        # this server has no /apply-template (the real one's count is checked in tests/real_model): the quarter
+        assert counter.prompt(messages, []) == estimate_tokens(messages, [])

@@ -6,6 +6,7 @@ episodes record), its real context window (asked of it, and overflowing it), and
 The model is too small to play well; every check holds whatever it answers.
 """
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -13,9 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.model import messages_from_openai
+from inspect_ai.tool import ToolInfo
 
 from discogym.core import EndingKind, Episode, Termination, Usage
 from discogym.core.running.storage import RunDir
+from discogym.llm.models import parse_model
+from discogym.llm.tokens import LlamaCppCounter, token_counter
 from tests.real_model.conftest import Server
 
 SUITES = ["crafting", "redstone", "petri", "autumn"]
@@ -85,3 +90,19 @@ def test_overflowing_the_servers_real_window_is_a_context_overflow(small_server,
     assert episode.outcome.termination == Termination.CONTEXT_OVERFLOW, episode.outcome
     spent = recorded(episode)
     assert (spent.input_tokens, spent.output_tokens) == billed(small_server.usages)  # the refused request: none
+
+
+@pytest.mark.parametrize("mode", ["native", "text"])
+def test_the_estimate_counts_a_prompt_as_the_server_does(server, tmp_path, mode):
+    server.clear()
+    play("petri", server, tmp_path / "run", "--agent-opt", f"mode={mode}")
+    counter, why = token_counter(parse_model(server.model, None))
+    assert isinstance(counter, LlamaCppCounter) and "llama.cpp server" in why
+    for body, usage in zip(server.bodies, server.usages, strict=True):  # the same requests, counted both ways
+        tools = [ToolInfo.model_validate(tool["function"]) for tool in body.get("tools") or []]
+        counted = counter.prompt(asyncio.run(messages_from_openai(body["messages"])), tools)
+        assert abs(counted - usage["prompt_tokens"]) <= usage["prompt_tokens"] / 10, (counted, usage)
+    command = [sys.executable, "-m", "discogym", "estimate", "petri", "--tasks", first_task("petri")]
+    estimated = subprocess.run([*command, "--model", server.model, "--json"], capture_output=True, text=True)
+    assert estimated.returncode == 0, estimated.stderr[-2000:]
+    assert json.loads(estimated.stdout)["estimates"][0]["tokenizer"] == LlamaCppCounter.name

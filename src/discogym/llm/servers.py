@@ -67,6 +67,12 @@ def _window(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def llama_cpp_root(url: str) -> str | None:
+    """The root of the llama.cpp server whose OpenAI-style ``url`` (``.../v1``) this is, or None when the server
+    there is no llama.cpp server (it has no ``/props`` with a window)."""
+    return url.rstrip("/").removesuffix("/v1") if _llama_cpp_window(url) is not None else None
+
+
 def _llama_cpp_window(url: str) -> int | None:
     """llama.cpp's ``n_ctx`` from ``/props`` beside ``/v1``, or None where the server has no such page."""
     root = url.rstrip("/").removesuffix("/v1")
@@ -91,4 +97,4 @@ def _json_of(address: str) -> Any:
         raise UserError(f"{address} did not answer JSON") from None
 
 
-__all__ = ["ServedModel", "served_models", "served_window"]
+__all__ = ["ServedModel", "llama_cpp_root", "served_models", "served_window"]

@@ -7,7 +7,9 @@ that cannot be reached, ``o200k_base`` is taken from the ``quicktok-v1`` package
 the same ranks: they are written into tiktoken's cache only when they hash to the SHA-256 tiktoken itself expects
 (:data:`O200K_SHA256`), and tiktoken checks that hash again when it loads them. Anthropic's and Google's token
 counters are calls to their APIs (none works offline), so their models, and every model without an installable
-tokenizer, are counted as a quarter of the characters (:data:`~discogym.llm.context.CHARS_PER_TOKEN`). Whichever is
+tokenizer, are counted as a quarter of the characters (:data:`~discogym.llm.context.CHARS_PER_TOKEN`). A model
+served by llama.cpp's server is counted by the server itself (:class:`LlamaCppCounter`): its own chat template and
+tokenizer, exactly as it will count the request. Whichever is
 used is named by :attr:`TokenCounter.name`.
 """
 
@@ -22,11 +24,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ContentImage, ContentText
+import httpx
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ContentImage, ContentText, messages_to_openai
 from inspect_ai.tool import ToolInfo
 
+from discogym.core.running.process import run_on_event_loop
 from discogym.llm.context import CHARS_PER_TOKEN, IMAGE_TOKENS, estimate_tokens
 from discogym.llm.models import ModelSpec
+from discogym.llm.servers import ASK_SECONDS, llama_cpp_root
 
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"  # tiktoken's cache key
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"  # what tiktoken expects of it
@@ -90,8 +95,45 @@ class TiktokenCounter(TokenCounter):
         return total
 
 
+class LlamaCppCounter(TokenCounter):
+    """A llama.cpp server's own count, for a model it serves: a prompt rendered by the server's chat template
+    (``POST /apply-template``, with the tools) and counted by its tokenizer (``POST /tokenize``), which is how the
+    server counts the request. Where the server cannot be asked, the quarter of the characters stands in."""
+
+    exact = True
+    name = "llama.cpp's own template and tokenizer (the server's /apply-template and /tokenize)"
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def text(self, text: str) -> int:
+        tokens = self._ask("/tokenize", {"content": text})
+        return len(tokens["tokens"]) if tokens is not None else super().text(text)
+
+    def prompt(self, messages: list[ChatMessage], tools: list[ToolInfo]) -> int:
+        request: dict[str, Any] = {"messages": run_on_event_loop(messages_to_openai(messages))}
+        if tools:
+            request["tools"] = [{"type": "function", "function": tool.model_dump(exclude_none=True)} for tool in tools]
+        rendered = self._ask("/apply-template", request)
+        if rendered is None or not isinstance(rendered.get("prompt"), str):
+            return super().prompt(messages, tools)
+        tokens = self._ask("/tokenize", {"content": rendered["prompt"], "add_special": True, "parse_special": True})
+        return len(tokens["tokens"]) if tokens is not None else super().prompt(messages, tools)
+
+    def _ask(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            answer = httpx.post(self.root + path, json=body, timeout=ASK_SECONDS)
+            answer.raise_for_status()
+            document = answer.json()
+        except (httpx.HTTPError, ValueError):
+            return None
+        return document if isinstance(document, dict) else None
+
+
 def token_counter(spec: ModelSpec) -> tuple[TokenCounter, str]:
     """The counter for ``spec``'s model, and why it is that one (said beside the estimate)."""
+    if spec.provider == "openai-compatible" and spec.base_url and (root := llama_cpp_root(spec.base_url)):
+        return LlamaCppCounter(root), f"the model's own tokenizer, asked of its llama.cpp server at {root}"
     if spec.provider not in OPENAI_PROVIDERS:
         return TokenCounter(), f"no offline tokenizer for {spec.provider}'s models"
     try:
