@@ -14,7 +14,14 @@ from discogym.core.running.runner import RunConfig, Runner
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.inspect.logs import eval_log
 from discogym.interfaces.web.browse import replay_steps
-from discogym.llm.context import SUMMARY_PROMPT, CompactContext, FullContext, WindowContext
+from discogym.llm.context import (
+    SCALE_BOUNDS,
+    SUMMARY_PROMPT,
+    CompactContext,
+    FullContext,
+    WindowContext,
+    estimate_tokens,
+)
 from discogym.llm.notes import MAX_NOTE_ROUNDS
 from tests.llm.conftest import episodes, llm_options, run_llm
 from tests.llm.fake_endpoint import Calls, FakeEndpoint, Say, Status, prompt_tokens
@@ -104,6 +111,33 @@ def test_a_compaction_that_drops_turns_counts_them_with_those_it_summarised():
     assert compaction.done("the summary") == 3  # 1 dropped and 2 summarised, of 4 turns: the newest is kept
     assert str(policy.prompt(messages)[2].content).endswith("the summary") and policy.compaction(messages, []) is None
     assert FullContext().compaction(messages, []) is None and WindowContext(2).compaction(messages, []) is None
+
+
+def test_the_threshold_is_met_as_the_endpoint_counts_tokens_not_as_a_quarter_of_the_characters():
+    said = '[I12] 3x oak_planks, {"slot": 4} ' * 8
+    messages: list[ChatMessage] = [ChatMessageSystem(content="rules"), ChatMessageUser(content="the brief")]
+    for step in range(4):
+        messages += [ChatMessageAssistant(content=f"call {step}"), ChatMessageUser(content=said)]
+    estimated = estimate_tokens(messages, [])
+    policy = CompactContext(threshold=estimated + 50, keep=1)
+    policy.pin(2)
+    assert policy.compaction(messages, []) is None  # by the characters, the prompt is under the threshold
+    policy.counted(messages[:-2], [], 2 * estimate_tokens(messages[:-2], []))  # the server counted twice as many
+    assert policy.scale == 2.0 and policy.compaction(messages, []) is not None
+    policy.counted(messages, [], 10**9)  # an absurd usage report moves the estimate only so far
+    assert policy.scale == SCALE_BOUNDS[1]
+
+
+def test_a_prompt_that_would_not_fit_the_window_compacts_even_when_the_older_turns_are_short():
+    messages: list[ChatMessage] = [ChatMessageSystem(content="rules"), ChatMessageUser(content="the brief")]
+    for said in ["short", "short", "long " * 400, "long " * 400]:
+        messages += [ChatMessageAssistant(content="a call"), ChatMessageUser(content=said)]
+    prompt = estimate_tokens(messages, [])
+    assert CompactContext(threshold=prompt // 2).compaction(messages, []) is None  # the going turns are too short
+    policy = CompactContext(threshold=prompt // 2, window=prompt)
+    policy.pin(2)
+    compaction = policy.compaction(messages, [])
+    assert compaction is not None and compaction.done("the summary") == 3  # all but the newest, as after an overflow
 
 
 def test_compaction_keeps_the_cached_prefix_between_its_rare_steps(tmp_path, fake):

@@ -153,3 +153,14 @@ def test_a_provider_whose_sdk_is_missing_is_a_plain_user_error(fake, monkeypatch
     with pytest.raises(UserError, match=r"pip install mistralai") as raised:
         make_llm_agent(AgentOptions(name="llm", model=f"mistral/mistral-large-latest@{fake.url}"))
     assert "[bold]" not in str(raised.value)
+
+
+def test_tool_choice_required_asks_every_reply_for_a_call_and_only_where_tools_are_offered(tmp_path, fake):
+    run_llm(tmp_path, llm_options(fake, tool_choice="required"))
+    sent = [r.body for r in fake.requests if r.path.endswith("/chat/completions")]
+    assert sent and all(body["tool_choice"] == "required" and body["tools"] for body in sent)
+    assert episodes(tmp_path)[0].provenance.agent_settings["tool_choice"] == "required"
+    run_llm(tmp_path / "auto", llm_options(fake))
+    assert fake.requests[-1].body["tool_choice"] == "auto"
+    with pytest.raises(UserError, match="only mode=native offers tools"):
+        make_llm_agent(llm_options(fake, tool_choice="required", mode="text"))

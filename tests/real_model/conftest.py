@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 MODEL = "smollm2"  # the name the server serves it under (--alias)
+TOOL_TEMPLATE = Path(__file__).with_name("tool_calls.jinja")  # SmolLM2's own template leaves the tools out
 FOLDER = Path(os.environ.get("DISCOGYM_REAL_MODEL", ""))
 
 if "DISCOGYM_REAL_MODEL" not in os.environ:  # minutes of a real model's replies: not part of make test
@@ -37,7 +38,8 @@ def free_port() -> int:
 @dataclass
 class Server:
     """A llama-server process and the proxy in front of it: ``url`` is the proxy's OpenAI-style base URL,
-    ``usages`` what the server reported for each completion request since the last :meth:`clear`."""
+    ``usages`` what the server reported for each completion request since the last :meth:`clear`, ``answers``
+    the messages it answered with (its own reading of the model's output)."""
 
     window: int
     process: subprocess.Popen[bytes]
@@ -45,6 +47,7 @@ class Server:
     proxy: ThreadingHTTPServer | None = None
     usages: list[dict[str, Any]] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -59,6 +62,7 @@ class Server:
     def clear(self) -> None:
         self.usages.clear()
         self.bodies.clear()
+        self.answers.clear()
 
 
 def usage_of(body: bytes, content_type: str) -> dict[str, Any] | None:
@@ -71,6 +75,13 @@ def usage_of(body: bytes, content_type: str) -> dict[str, Any] | None:
         return found
     document = json.loads(body)
     return document.get("usage") if isinstance(document, dict) else None
+
+
+def answer_of(body: bytes, content_type: str) -> dict[str, Any]:
+    """The message of a completion answered as JSON (empty for a stream: discogym asks for none)."""
+    if "text/event-stream" in content_type:
+        return {}
+    return dict(json.loads(body)["choices"][0]["message"])
 
 
 def proxy_for(server: Server) -> ThreadingHTTPServer:
@@ -95,6 +106,7 @@ def proxy_for(server: Server) -> ThreadingHTTPServer:
                 server.bodies.append(json.loads(body))
                 if status == 200:
                     server.usages.append(usage_of(data, kind) or {})
+                    server.answers.append(answer_of(data, kind))
             self.send_response(status)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(data)))
@@ -109,12 +121,13 @@ def proxy_for(server: Server) -> ThreadingHTTPServer:
     return proxy
 
 
-def start_server(window: int, log: Path) -> Server:
+def start_server(window: int, log: Path, template: Path | None) -> Server:
     port = free_port()
     command = [
         str(FOLDER / "bin" / "llama-server"),
         *("-m", str(FOLDER / "models" / "smollm2.gguf"), "--alias", MODEL, "--jinja"),
         *("--host", "127.0.0.1", "--port", str(port), "--ctx-size", str(window), "--parallel", "1", "--seed", "7"),
+        *(("--chat-template-file", str(template)) if template else ()),
     ]
     libraries = {"LD_LIBRARY_PATH": str(FOLDER / "bin")}  # where a build with shared libraries keeps them
     with open(log, "wb") as out:
@@ -136,9 +149,10 @@ def start_server(window: int, log: Path) -> Server:
     return server
 
 
-def serving(window: int, folder: Path) -> Iterator[Server]:
-    """A server with ``window`` tokens of context, stopped at the end."""
-    started = start_server(window, folder / "server.log")
+def serving(window: int, folder: Path, template: Path | None = TOOL_TEMPLATE) -> Iterator[Server]:
+    """A server with ``window`` tokens of context and the chat ``template`` (None: the model's own), stopped at
+    the end."""
+    started = start_server(window, folder / "server.log", template)
     yield started
     assert started.proxy is not None
     started.proxy.shutdown()
@@ -148,11 +162,18 @@ def serving(window: int, folder: Path) -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """SmolLM2 served with an 8k window."""
+    """SmolLM2 served with an 8k window and a template that shows it the tools."""
     yield from serving(8192, tmp_path_factory.mktemp("llama"))
+
+
+@pytest.fixture(scope="session")
+def compacting_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """SmolLM2 served with a window of 2,560 tokens: a crafting episode in native mode outgrows it in a few
+    replies."""
+    yield from serving(2560, tmp_path_factory.mktemp("llama-compacting"))
 
 
 @pytest.fixture(scope="session")
 def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """SmolLM2 served with a window of 1,536 tokens: a text prompt's first request fits, its second does not."""
-    yield from serving(1536, tmp_path_factory.mktemp("llama-small"))
+    yield from serving(1536, tmp_path_factory.mktemp("llama-small"), template=None)

@@ -28,6 +28,12 @@ SUITES = ["crafting", "redstone", "petri", "autumn"]
 AGENT = ["--agent-opt", "max_tokens=256", "--agent-opt", "timeout_s=600", "--token-limit", "6000"]
 
 
+# native tool calling as a model this small manages it: the server's grammar makes every reply end in a call (text
+# may come first, often long: hence the room), sampled hot enough to leave the loops it falls into
+CALLING = [*("--agent-opt", "tool_choice=required", "--agent-opt", "notes=false"), "--agent-opt", "temperature=1.0"]
+CALLING_TASKS = ["TEST0000", "TEST0001", "TEST0002"]  # crafting's first three: some replies hold no call
+
+
 def first_task(suite: str) -> str:
     listed = subprocess.run(
         [sys.executable, "-m", "discogym", "list", suite, "--json"], capture_output=True, text=True, check=True
@@ -35,9 +41,9 @@ def first_task(suite: str) -> str:
     return str(json.loads(listed.stdout)["tasks"][0]["id"])
 
 
-def play(suite: str, server: Server, out: Path, *options: str) -> Episode:
-    """One episode of ``suite``'s first task against ``server``; the episode written."""
-    command = [sys.executable, "-m", "discogym", "run", suite, "--tasks", first_task(suite), "--out", str(out)]
+def play(suite: str, server: Server, out: Path, *options: str, task: str | None = None) -> Episode:
+    """One episode of ``suite``'s ``task`` (its first by default) against ``server``; the episode written."""
+    command = [sys.executable, "-m", "discogym", "run", suite, "--tasks", task or first_task(suite), "--out", str(out)]
     ran = subprocess.run(
         [*command, "--model", server.model, *AGENT, *options, "--json"], capture_output=True, text=True, timeout=1800
     )
@@ -68,7 +74,7 @@ def test_an_episode_records_exactly_what_the_server_billed(server, tmp_path, sui
     settings = episode.provenance.agent_settings
     assert settings["context_window"] == server.window  # asked of the server, not guessed
     assert settings["context_window_source"] == "the server's /props (llama.cpp's n_ctx)"
-    if mode == "native":  # the tools went to the server as tools, and the template took them
+    if mode == "native":  # the tools went to the server as tools
         assert all(body.get("tools") for body in server.bodies)
     else:
         assert not any(body.get("tools") for body in server.bodies)
@@ -76,12 +82,11 @@ def test_an_episode_records_exactly_what_the_server_billed(server, tmp_path, sui
 
 def test_a_real_reply_that_is_no_call_is_the_agents_no_answer_quoted(server, tmp_path):
     server.clear()
-    episode = play("petri", server, tmp_path, "--agent-opt", "max_tokens=4")  # too short to be a call
+    episode = play("petri", server, tmp_path, "--agent-opt", "max_tokens=4", "--agent-opt", "mode=text")  # too short
     outcome = episode.outcome
     assert outcome.termination == Termination.NO_ANSWER
     assert "last reply: " in str(outcome.agent_message) and len(server.usages) == 2  # and one retry in protocol
-    reply = server.bodies[-1]["messages"][-2]  # the model's first reply, sent back with the retry
-    assert reply["role"] == "assistant" and str(reply.get("content") or "")[:8] in str(outcome.agent_message)
+    assert f"last reply: {server.answers[-1]['content']!r}" in str(outcome.agent_message)  # the server's, quoted
 
 
 def test_overflowing_the_servers_real_window_is_a_context_overflow(small_server, tmp_path):
@@ -106,3 +111,52 @@ def test_the_estimate_counts_a_prompt_as_the_server_does(server, tmp_path, mode)
     estimated = subprocess.run([*command, "--model", server.model, "--json"], capture_output=True, text=True)
     assert estimated.returncode == 0, estimated.stderr[-2000:]
     assert json.loads(estimated.stdout)["estimates"][0]["tokenizer"] == LlamaCppCounter.name
+
+
+def calls_answered(server: Server) -> list[tuple[str, str]]:
+    """The tool calls the server read in the model's replies, in order: name and arguments as it sent them."""
+    found = [call["function"] for answer in server.answers for call in answer.get("tool_calls") or []]
+    return [(call["name"], call["arguments"]) for call in found]
+
+
+def test_the_calls_a_real_server_reads_are_the_episodes_calls(server, tmp_path):
+    made = 0
+    for task in CALLING_TASKS:
+        server.clear()
+        episode = play("crafting", server, tmp_path / task, *CALLING, "--agent-opt", "max_tokens=384", task=task)
+        assert episode.provenance.agent_settings["tool_choice"] == "required"
+        assert all(body["tool_choice"] == "required" for body in server.bodies)  # what the option asks of it
+        answered = calls_answered(server)
+        assert len(episode.events) <= len(answered)  # a limit may end the episode before its last calls
+        for event, (name, arguments) in zip(episode.events, answered, strict=False):
+            assert event.call.tool == name
+            if isinstance(event.call.args, dict):
+                assert event.call.args == json.loads(arguments)
+            else:  # cut short by max_tokens: the suite's feedback, never a crash
+                assert event.result is not None and not event.result.ok
+        made += len(episode.events)
+    assert made > 0, "SmolLM2 made no call in three episodes: the checks above saw nothing"
+
+
+def test_the_default_policy_compacts_before_the_servers_real_window_overflows(compacting_server, tmp_path):
+    server = compacting_server
+    compactions = 0
+    for task in CALLING_TASKS:
+        server.clear()
+        episode = play(
+            "crafting",
+            server,
+            tmp_path / task,
+            *CALLING,
+            "--agent-opt",
+            "max_tokens=384",
+            "--token-limit",
+            "15000",
+            task=task,
+        )
+        assert episode.outcome.termination.kind is not EndingKind.ERROR
+        assert episode.outcome.termination != Termination.CONTEXT_OVERFLOW, episode.outcome
+        assert len(server.usages) == len(server.bodies)  # no request was refused for its length
+        memory = [m for event in episode.events for m in event.memory] + episode.outcome.final_memory
+        compactions += sum(m.kind == "compaction" for m in memory)
+    assert compactions > 0, "no episode outgrew the window: the model ended each one early"

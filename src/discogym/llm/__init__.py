@@ -16,6 +16,7 @@ DESCRIPTION = (
 # agent does not import the model SDKs.
 OPTIONS = (
     "mode",
+    "tool_choice",
     "images",
     "timeout_s",
     "retries",

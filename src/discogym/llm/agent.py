@@ -21,7 +21,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolInfo
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from rich.text import Text
 
 from discogym.core import (
@@ -66,6 +66,7 @@ class LLMSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mode: Literal["native", "text", "suite"] = "native"
+    tool_choice: Literal["auto", "required"] = "auto"
     images: bool = True
     timeout_s: float = Field(default=120.0, gt=0)
     retries: int = Field(default=4, ge=0, le=20)
@@ -84,6 +85,12 @@ class LLMSettings(BaseModel):
     notes: bool = True
     notes_chars: int = Field(default=NOTES_CHARS, ge=100, le=100_000)
     scaffold: Literal["none", "plancraft", "autumnbench"] = "none"
+
+    @model_validator(mode="after")
+    def _tools_to_require(self) -> "LLMSettings":
+        if self.tool_choice == "required" and self.mode != "native":
+            raise ValueError("tool_choice=required asks for a tool call in every reply: only mode=native offers tools")
+        return self
 
     def engine_options(self) -> EngineOptions:
         """The request settings; a reasoning budget gets an output cap with room for the action after it."""
@@ -109,7 +116,9 @@ class LLMAgent(Agent):
         self.requests = 0
         self.window = config.context_window or facts.context_window
         self.threshold = compact_threshold(self.window, config.compact_at)
-        self.context = context_policy(config.context, config.window_turns, self.threshold, config.window_messages)
+        self.context = context_policy(
+            config.context, config.window_turns, self.threshold, config.window_messages, self.window
+        )
         self.scaffold = scaffold(config.scaffold)
         self.mode = MODES[config.mode](self.scaffold)
         self.scratchpad = Scratchpad() if self.scaffold is not None and self.scaffold.scratchpad else None
@@ -236,13 +245,15 @@ class LLMAgent(Agent):
         """The engine's reply; the attempts that failed on the way count in the decision's cost, and a fault
         that ends the episode takes what the decision had cost with it (the run books it: no episode will)."""
         try:
-            return self.engine.complete(messages, tools, **options)
+            completion = self.engine.complete(messages, tools, **options)
         except RejectedRequest as err:
             self.spent = self.spent + (err.spent or Usage())
             raise
         except InfrastructureError as err:
             err.add_spent(self.spent)
             raise
+        self.context.counted(messages, tools, completion.usage.input_tokens)
+        return completion
 
     def _prompt(self) -> list[ChatMessage]:
         """The messages of the next request: what the context policy sends, the notes at the end of its last."""

@@ -17,7 +17,7 @@ import os
 import sys
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import jsonref
 import tenacity
@@ -137,6 +137,7 @@ class EngineOptions(BaseModel):
     reasoning_tokens: int | None = None
     cache: bool = True
     backoff_s: float | None = None
+    tool_choice: Literal["auto", "required"] = "auto"
 
     def generate_config(self, max_tokens: int | None = None) -> GenerateConfig:
         """Inspect's settings for one request; ``max_tokens`` overrides the cap (a retry with more room)."""
@@ -306,7 +307,9 @@ class ModelEngine:
         :class:`~discogym.core.model.errors.InfrastructureError` for any other failure after retries.
         """
         config = self.options.generate_config(max_tokens)
-        choice: ToolChoice | None = "none" if text_only and tools else None
+        choice: ToolChoice | None = None
+        if tools:
+            choice = "none" if text_only else "any" if self.options.tool_choice == "required" else None
         attempts = Attempts()
 
         async def generate() -> ModelOutput:
