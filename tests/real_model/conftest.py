@@ -175,5 +175,6 @@ def compacting_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serv
 
 @pytest.fixture(scope="session")
 def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """SmolLM2 served with a window of 1,536 tokens: a text prompt's first request fits, its second does not."""
-    yield from serving(1536, tmp_path_factory.mktemp("llama-small"), template=None)
+    """SmolLM2 served with a window of 1,024 tokens: crafting's first prompt in text mode (1,292 tokens) does not
+    fit, whatever the model would answer."""
+    yield from serving(1024, tmp_path_factory.mktemp("llama-small"), template=None)

@@ -31,7 +31,9 @@ AGENT = ["--agent-opt", "max_tokens=256", "--agent-opt", "timeout_s=600", "--tok
 # native tool calling as a model this small manages it: the server's grammar makes every reply end in a call (text
 # may come first, often long: hence the room), sampled hot enough to leave the loops it falls into
 CALLING = [*("--agent-opt", "tool_choice=required", "--agent-opt", "notes=false"), "--agent-opt", "temperature=1.0"]
-CALLING_TASKS = ["TEST0000", "TEST0001", "TEST0002"]  # crafting's first three: some replies hold no call
+# crafting's tasks played in turn until the model has done what a check needs (it makes no call in some episodes:
+# it may write text until its cap, twice, and end as no_answer); seven of the first eight are spares
+CALLING_TASKS = [f"TEST{number:04d}" for number in range(8)]
 
 
 def first_task(suite: str) -> str:
@@ -93,6 +95,7 @@ def test_overflowing_the_servers_real_window_is_a_context_overflow(small_server,
     small_server.clear()
     episode = play("crafting", small_server, tmp_path, "--agent-opt", "context=full", "--agent-opt", "mode=text")
     assert episode.outcome.termination == Termination.CONTEXT_OVERFLOW, episode.outcome
+    assert "exceeds the available context size (1024 tokens)" in str(episode.outcome.agent_message)
     spent = recorded(episode)
     assert (spent.input_tokens, spent.output_tokens) == billed(small_server.usages)  # the refused request: none
 
@@ -135,7 +138,9 @@ def test_the_calls_a_real_server_reads_are_the_episodes_calls(server, tmp_path):
             else:  # cut short by max_tokens: the suite's feedback, never a crash
                 assert event.result is not None and not event.result.ok
         made += len(episode.events)
-    assert made > 0, "SmolLM2 made no call in three episodes: the checks above saw nothing"
+        if made:
+            break
+    assert made > 0, f"SmolLM2 made no call in {len(CALLING_TASKS)} episodes: the checks above saw nothing"
 
 
 def test_the_default_policy_compacts_before_the_servers_real_window_overflows(compacting_server, tmp_path):
@@ -159,4 +164,6 @@ def test_the_default_policy_compacts_before_the_servers_real_window_overflows(co
         assert len(server.usages) == len(server.bodies)  # no request was refused for its length
         memory = [m for event in episode.events for m in event.memory] + episode.outcome.final_memory
         compactions += sum(m.kind == "compaction" for m in memory)
-    assert compactions > 0, "no episode outgrew the window: the model ended each one early"
+        if compactions:
+            break
+    assert compactions > 0, f"none of {len(CALLING_TASKS)} episodes outgrew the window: the model ended each early"
