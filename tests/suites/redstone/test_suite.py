@@ -150,6 +150,18 @@ def test_the_text_syntax():
             parse_action(bad)
 
 
+def test_the_random_agents_calls_are_written_in_the_text_syntax_and_read_back():
+    env = new_env()
+    for call in env.valid_calls():
+        text = env.format_text_action(call)
+        assert text is not None, call
+        parsed = env.parse_text_action(text)
+        expected = {key: value for key, value in call.args.items() if key != "properties"}
+        kept = {key: value for key, value in parsed.args.items() if key in expected}
+        assert (parsed.tool, kept) == (call.tool, expected), text  # a placed block gets its default properties
+    assert env.format_text_action(parse_action("place 1 4 0 redstone_repeater[facing=west]")) is None  # no syntax
+
+
 def test_the_builder_solves_a_family_through_the_harness_and_the_report_has_the_tables(tmp_path):
     done = run_discogym("run", "redstone", "--agent", "builder", "--split", "E", "--out", str(tmp_path), "--quiet")
     assert done.returncode == 0, done.stderr

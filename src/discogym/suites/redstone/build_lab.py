@@ -225,6 +225,17 @@ class BuildLab(Env):
             self.rebuilds += 1
         self._edited_since_trial = True
 
+    def format_text_action(self, call: ToolCall) -> str | None:
+        args = call.args if isinstance(call.args, dict) else {}
+        if call.tool == "set_block" and not args.get("properties") and args.keys() >= {"x", "y", "z", "block"}:
+            where = f"{args['x']} {args['y']} {args['z']}"
+            block = str(args["block"])
+            return f"remove {where}" if block == AIR else f"place {where} {block.removeprefix('minecraft:')}"
+        plain = {"activate_button": "press", "submit": "submit", "scan_redstone_area": "scan"}
+        if call.tool in plain and args in ({}, {"view": "list"}):
+            return plain[call.tool]
+        return None
+
     def valid_calls(self) -> list[ToolCall]:
         """Placements of each palette block at the anchor's column, a scan, a trial and submit; for the random
         agent."""

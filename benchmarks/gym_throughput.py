@@ -1,0 +1,139 @@
+"""Steps per second of every suite as a Gymnasium environment (``discogym.gym``), against the suite's own
+environment stepped bare in the same run.
+
+Each suite is played with a fixed policy: at every step the action at a seeded random index of the valid actions
+(``DiscogymEnv.valid_actions()``, text in the suite's syntax), the split's next task when an episode ends (a
+vector's environments draw their tasks). Rows:
+
+- ``bare``: the suite's ``Env.call`` with the same policy over its ``valid_calls()`` (no episode driver, no text),
+  the baseline;
+- ``gym``: ``gymnasium.make(ID)``: text parsed, the call logged by the episode driver, scored at the end;
+- ``gym, written``: the same with ``out=FOLDER``: every episode written as a run's;
+- ``sync x4``, ``async x4``: ``gymnasium.make_vec(ID, num_envs=4, vectorization_mode=...)``.
+
+Each suite is warmed first (a second of ``bare``). Only ``step`` is timed (choosing actions and resetting are
+not, but a vector resets inside ``step``); steps/s per core divides a vector's rate by the
+cores it can use (its environments, at most this machine's cores). Ratios are against ``bare`` of the same suite.
+
+    python benchmarks/gym_throughput.py [--seconds 3] [--suites crafting --suites autumn]
+"""
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import gymnasium
+
+import discogym.gym
+from discogym.core import AgentOptions, get_suite
+from discogym.core.running.planning import plan_episode
+
+SUITES = {suite: env_id for env_id, suite in discogym.gym.ENV_IDS.items()}
+VECTOR = 4
+
+
+def bare(suite_name: str, seconds: float) -> tuple[int, float]:
+    """Steps and seconds of ``Env.call`` over the suite's valid calls."""
+    suite = get_suite(suite_name)
+    tasks = suite.tasks(suite.splits()[0])
+    condition = suite.conditions()[0]
+    rng = random.Random(0)
+    steps, spent, episode = 0, 0.0, 0
+    while spent < seconds:
+        task = tasks[episode % len(tasks)]
+        seed = plan_episode(suite.name, task, condition, AgentOptions(name="gym"), 0, episode).env_seed
+        env = suite.make_env(task, condition, seed)
+        env.brief()
+        while not env.done and spent < seconds:
+            calls = env.valid_calls()
+            call = calls[rng.randrange(len(calls))]
+            started = time.perf_counter()
+            env.call(call.tool, call.args)
+            spent += time.perf_counter() - started
+            steps += 1
+        env.close()
+        episode += 1
+    return steps, spent
+
+
+def single(env_id: str, seconds: float, out: str | None) -> tuple[int, float]:
+    """Steps and seconds of one environment made by ``gymnasium.make``."""
+    env = gymnasium.make(env_id, out=out) if out else gymnasium.make(env_id)
+    suite = get_suite(discogym.gym.ENV_IDS[env_id])
+    tasks = suite.tasks(suite.splits()[0])
+    rng = random.Random(0)
+    episode = 0
+    env.reset(seed=episode, options={"task": tasks[0].id})
+    steps, spent = 0, 0.0
+    while spent < seconds:
+        actions = env.unwrapped.valid_actions()  # type: ignore[attr-defined]
+        action = actions[rng.randrange(len(actions))]
+        started = time.perf_counter()
+        _, _, terminated, truncated, _ = env.step(action)
+        spent += time.perf_counter() - started
+        steps += 1
+        if terminated or truncated:
+            episode += 1
+            env.reset(seed=episode, options={"task": tasks[episode % len(tasks)].id})
+    env.close()
+    return steps, spent
+
+
+def vector(env_id: str, seconds: float, mode: str) -> tuple[int, float]:
+    """Environment steps and seconds of ``VECTOR`` environments made by ``gymnasium.make_vec``."""
+    envs = gymnasium.make_vec(env_id, num_envs=VECTOR, vectorization_mode=mode)
+    rng = random.Random(0)
+    envs.reset(seed=0)
+    steps, spent = 0, 0.0
+    while spent < seconds:
+        choices = envs.call("valid_actions")
+        actions = tuple(options[rng.randrange(len(options))] if options else "" for options in choices)
+        started = time.perf_counter()
+        envs.step(actions)
+        spent += time.perf_counter() - started
+        steps += VECTOR
+    envs.close()
+    return steps, spent
+
+
+def measures(suite: str, env_id: str, seconds: float, folder: str) -> dict[str, Callable[[], tuple[int, float]]]:
+    """The rows of one suite, each a measurement to make."""
+    return {
+        "bare": lambda: bare(suite, seconds),
+        "gym": lambda: single(env_id, seconds, None),
+        "gym, written": lambda: single(env_id, seconds, folder),
+        "sync x4": lambda: vector(env_id, seconds, "sync"),
+        "async x4": lambda: vector(env_id, seconds, "async"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds of stepping per row")
+    parser.add_argument("--suites", action="append", choices=sorted(SUITES), help="suites (default: all)")
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    print(f"{'suite':9} {'row':13} {'steps':>7} {'steps/s':>9} {'per core':>9} {'vs bare':>8}")
+    for suite in args.suites or sorted(SUITES):
+        with tempfile.TemporaryDirectory() as folder:
+            rows = measures(suite, SUITES[suite], args.seconds, folder)
+            bare(suite, 1.0)  # warm: the first episodes fill the suite's caches (petri's simulations, say)
+            cores_used = {"async x4": min(VECTOR, cores)}
+            baseline = 0.0
+            for name, measure in rows.items():
+                steps, spent = measure()
+                used = cores_used.get(name, 1)
+                rate = steps / spent
+                baseline = baseline or rate
+                print(f"{suite:9} {name:13} {steps:7,} {rate:9,.0f} {rate / used:9,.0f} {rate / baseline:7.2f}x")
+
+
+if __name__ == "__main__":
+    main()

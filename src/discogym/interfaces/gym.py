@@ -1,0 +1,253 @@
+"""Every suite as a Gymnasium environment: one environment episode is one discogym episode.
+
+The episode is played through the episode driver (:class:`EpisodeRecorder`), as every other way of playing one:
+logged, blamed, scored from its log and, when the environment was given a folder, written there like a run's
+episodes (``discogym report FOLDER`` reads them). Observations and actions are text: an action is what a person
+types in ``discogym play`` (the suite's own text syntax where it has one, else ``TOOL key=value ...``); an action
+that is no call is answered by the suite as a failed step, never an exception.
+"""
+
+import itertools
+import json
+import multiprocessing
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any, overload
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+
+from discogym.core import (
+    AgentOptions,
+    Episode,
+    Task,
+    Termination,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    UserError,
+    get_suite,
+)
+from discogym.core.model.tools import UNREADABLE_TOOL, unreadable
+from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
+from discogym.core.running.planning import plan_episode
+from discogym.core.running.storage import EpisodeClaim, RunDir
+from discogym.core.terminal.human import parse_tool_line, tool_line, usage_line
+
+GYM_AGENT = "gym"  # the agent name the episodes are recorded under
+MAX_OBSERVATION = 1_000_000  # the longest observation, in characters
+MAX_ACTION = 4_096  # the longest action: the suites' real actions are a few hundred characters at most
+RESET_LEFT = "the environment was reset before the episode ended"
+
+
+class AnyText(spaces.Text):
+    """Text of any characters up to ``max_length`` (Gymnasium's :class:`~gymnasium.spaces.Text` holds only its
+    character set, by default letters and digits; observations hold any). Samples are printable ASCII."""
+
+    def __init__(self, max_length: int) -> None:
+        printable = "".join(chr(code) for code in range(32, 127))
+        super().__init__(max_length, min_length=0, charset=printable)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+
+# Asynchronous vector environments pass observations through shared memory: text as its code points, ended by -1
+# (Gymnasium's own Text keeps indices into its character set, which real observations leave).
+
+
+@create_shared_memory.register(AnyText)
+def _text_memory(space: AnyText, n: int = 1, ctx: ModuleType = multiprocessing) -> Any:
+    return ctx.Array(np.dtype(np.int32).char, n * space.max_length)
+
+
+class SharedTexts(Sequence[str]):
+    """The texts of a vector environment's shared memory, read as they are now: Gymnasium reads the memory once
+    and hands out copies (``deepcopy``) or the object itself, so a tuple read once would never change."""
+
+    def __init__(self, space: AnyText, shared_memory: Any, n: int) -> None:
+        self.rows = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, space.max_length))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(len(self))[index])
+        row = self.rows[index]
+        ends = np.flatnonzero(row < 0)
+        text: str = row[: ends[0] if len(ends) else len(row)].astype("<u4").tobytes().decode("utf-32-le")
+        return text
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+
+@read_from_shared_memory.register(AnyText)
+def _read_text(space: AnyText, shared_memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(space, shared_memory, n)
+
+
+@write_to_shared_memory.register(AnyText)
+def _write_text(space: AnyText, index: int, value: str, shared_memory: Any) -> None:
+    row = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)[index * space.max_length :][: space.max_length]
+    codes = np.frombuffer(value.encode("utf-32-le"), dtype=np.int32)
+    row[: len(codes)] = codes
+    if len(codes) < len(row):
+        row[len(codes)] = -1
+
+
+class DiscogymEnv(gymnasium.Env[str, str]):
+    """One suite's tasks as a Gymnasium environment.
+
+    ``reset(seed=S, options={"task": ID})`` starts task ID (else the one given at construction, else one drawn
+    with the seed) in the world ``discogym run --seed S`` plays in its first repeat; ``step(action)`` makes one
+    call. The reward is the suite's score when the episode ends, 0 before; ``terminated`` and ``truncated``
+    follow how it ended (:class:`EndingKind`), and the last ``info`` holds the ending and the score's breakdown.
+    """
+
+    metadata = {"render_modes": []}  # noqa: RUF012 (Gymnasium's own attribute)
+
+    def __init__(
+        self,
+        suite: str,
+        *,
+        split: str | None = None,
+        condition: str | None = None,
+        task: str | None = None,
+        out: str | Path | None = None,
+    ) -> None:
+        self.suite = get_suite(suite)
+        self.split = split or self.suite.splits()[0]
+        self.tasks = {t.id: t for t in self.suite.tasks(self.split)}
+        if not self.tasks:
+            raise UserError(f"split '{self.split}' of suite '{suite}' has no tasks")
+        self.condition = self.suite.condition(condition) if condition else self.suite.conditions()[0]
+        if task is not None:
+            self._task(task)
+        self.task_id = task
+        self.run_dir = RunDir(Path(out)) if out is not None else None
+        self.observation_space = AnyText(MAX_OBSERVATION)
+        self.action_space = AnyText(MAX_ACTION)
+        self.recorder: EpisodeRecorder | None = None
+        self.claim: EpisodeClaim | None = None
+        self._parse: Callable[[str], ToolCall] | None = None  # the suite's text syntax, where it has one
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._end(Termination.ABANDONED, RESET_LEFT)
+        chosen = (options or {}).get("task") or self.task_id
+        ids = sorted(self.tasks)
+        task = self._task(chosen) if chosen else self.tasks[ids[int(self.np_random.integers(len(ids)))]]
+        run_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        self.recorder = recorder = EpisodeRecorder(self.suite, self._plan(task.id, run_seed))
+        try:
+            recorder.open()
+        except EpisodeStopped as err:
+            self._end(Termination.ENV_ERROR, None)
+            raise RuntimeError(f"task {task.id}: the environment failed to start ({err})") from err
+        context = recorder.context()
+        self._parse = context.parse_text_action if context.text_prompt is not None else None
+        how = context.text_prompt or "Act with one tool per step:\n" + "\n".join(usage_line(t) for t in recorder.tools)
+        info = {"task": task.id, "condition": self.condition.name, "seed": run_seed, "instructions": how}
+        return recorder.brief, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        recorder = self.recorder
+        if recorder is None or recorder.over:
+            raise RuntimeError("no episode is running: call reset() first")
+        try:
+            result = recorder.call(self._read(action))
+        except EpisodeStopped:  # the environment failed: the episode ends with its error
+            result = ToolResult.failure(f"the environment failed: {recorder.error}")
+        if not recorder.over:
+            return result.text, 0.0, False, False, {"ok": result.ok}
+        ending = recorder.termination
+        assert ending is not None
+        episode = self._end(ending, None)
+        info: dict[str, Any] = {"ok": result.ok, "ending": ending.value}
+        reward = 0.0
+        if episode is not None:
+            reward = float(episode.score.value or 0.0)
+            info["score"] = reward
+            info["success"] = bool(episode.score.success)
+            # the suite's breakdown as JSON text: its fields differ by suite and task, which a vector's infos refuse
+            info["breakdown"] = json.dumps(episode.score.components, sort_keys=True)
+        return result.text, reward, not ending.kind.truncated, ending.kind.truncated, info
+
+    def valid_actions(self) -> list[str]:
+        """Actions valid now, as text (the suite's valid calls, what its random agent picks from, as its text syntax
+        writes them and reads them back); none when no episode is running."""
+        recorder = self.recorder
+        if recorder is None or recorder.over or recorder.env is None:
+            return []
+        actions = []
+        for call in recorder.env.valid_calls():
+            text = recorder.env.format_text_action(call) if self._parse is not None else None
+            text = text or tool_line(call)
+            if self._read(text).tool != UNREADABLE_TOOL:
+                actions.append(text)
+        return actions
+
+    def close(self) -> None:
+        self._end(Termination.ABANDONED, "the environment was closed before the episode ended")
+        super().close()
+
+    def _task(self, task_id: str) -> Task:
+        if task_id not in self.tasks:
+            raise UserError(f"split '{self.split}' of suite '{self.suite.name}' has no task {task_id!r}")
+        return self.tasks[task_id]
+
+    def _plan(self, task_id: str, run_seed: int) -> PlannedEpisode:
+        """The episode of ``task_id`` in the world ``discogym run --seed RUN_SEED`` plays in its first repeat; when
+        written, its key's repeat counts the rollouts of the task in the folder (the world does not depend on it)."""
+        world = plan_episode(
+            self.suite.name, self.tasks[task_id], self.condition, AgentOptions(name=GYM_AGENT), 0, run_seed
+        )
+        if self.run_dir is None:
+            return world
+        for rollout in itertools.count():
+            key = world.key.model_copy(update={"repeat": rollout})
+            self.claim = self.run_dir.claim_unwritten(key)
+            if self.claim is not None:
+                return world.model_copy(update={"key": key})
+        raise AssertionError("unreachable")
+
+    def _read(self, action: Any) -> ToolCall:
+        """The call ``action`` makes, or one the suite answers as a failed step."""
+        if not isinstance(action, str):
+            return unreadable(f"an action is text, not {type(action).__name__}")
+        try:
+            return self._parse(action) if self._parse is not None else parse_tool_line(action)
+        except (ToolError, ValueError) as err:
+            return unreadable(str(err))
+
+    def _end(self, termination: Termination, message: str | None) -> Episode | None:
+        """End the running episode (as ``termination`` unless it has ended), score it and write it when the
+        environment has a folder; the episode, or None when none was running."""
+        recorder, self.recorder = self.recorder, None
+        claim, self.claim = self.claim, None
+        if recorder is None:
+            return None
+        try:
+            if recorder.termination is None:
+                recorder.stop(termination, message)
+            episode, runtime = recorder.record()
+            if self.run_dir is not None:
+                self.run_dir.write_episode(episode, runtime)
+            return episode
+        finally:
+            if claim is not None:
+                claim.release()
+
+
+__all__ = ["AnyText", "DiscogymEnv"]

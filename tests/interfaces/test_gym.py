@@ -1,0 +1,103 @@
+"""Every suite as a Gymnasium environment (discogym.gym): Gymnasium's own checker, reproducible resets, random text
+that never raises, vector environments in both modes, and rollouts written as episodes that the report reads."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium", reason="the rl extra (pip install 'discogym[rl]') is not installed")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+import discogym.gym  # noqa: E402
+from discogym.core import Termination  # noqa: E402
+from discogym.core.model.tools import UNREADABLE_TOOL  # noqa: E402
+from discogym.core.reporting.run_report import build_report  # noqa: E402
+from discogym.core.running.storage import RunDir  # noqa: E402
+from discogym.interfaces.gym import DiscogymEnv  # noqa: E402
+
+IDS = sorted(discogym.gym.ENV_IDS)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_each_id_passes_gymnasiums_checker_and_steps_random_text_without_raising(env_id):
+    env = gymnasium.make(f"discogym.gym:{env_id}")  # found by its module, no import needed
+    check_env(env.unwrapped, skip_render_check=True)
+    first, info = env.reset(seed=7)
+    again, _ = env.reset(seed=7)
+    assert first == again and env.observation_space.contains(first) and info["seed"] == 7
+    assert info["instructions"]  # the suite's action syntax, or its tools as a person types them
+    env.action_space.seed(7)
+    for _ in range(30):
+        observation, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        assert isinstance(observation, str) and isinstance(reward, float)
+        if terminated or truncated:
+            env.reset(seed=8)
+    env.close()
+
+
+def test_a_task_and_its_world_come_back_with_the_seed_and_options():
+    env = DiscogymEnv("autumn")
+    first, info = env.reset(seed=3, options={"task": "gravity-1"})
+    env.reset(seed=4, options={"task": "gravity-1"})
+    again, _ = env.reset(seed=3, options={"task": "gravity-1"})
+    assert info["task"] == "gravity-1" and first == again
+    env.close()
+
+
+def test_a_malformed_action_is_the_suites_feedback_and_a_logged_step(tmp_path):
+    env = DiscogymEnv("petri", out=tmp_path)
+    env.reset(seed=1)
+    observation, reward, terminated, truncated, info = env.step("experiment config_a=not-json{")
+    assert not info["ok"] and observation and not terminated and not truncated and reward == 0.0
+    observation, *_ = env.step("no_such_tool x=1")
+    assert "unknown tool" in observation
+    env.close()  # ends the episode as abandoned, written
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert len(episode.events) == 2 and episode.outcome.termination == Termination.ABANDONED
+
+
+def test_an_ending_action_typed_as_text_is_terminated_with_the_suites_score(tmp_path):
+    env = DiscogymEnv("crafting", out=tmp_path)
+    env.reset(seed=0, options={"task": "TEST0000"})
+    _, reward, terminated, truncated, ending = env.step("impossible: because I cannot tell")
+    assert terminated and not truncated and ending["ending"] == Termination.DECLARED_IMPOSSIBLE.value
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert reward == ending["score"] == episode.score.value  # the reward is the suite's score of the file
+    assert json.loads(str(ending["breakdown"])) == episode.score.components
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_environments_step_and_their_rollouts_are_a_run_the_report_reads(tmp_path, mode):
+    envs = gymnasium.make_vec("discogym/Crafting-v0", num_envs=4, vectorization_mode=mode, out=tmp_path)
+    observations, _ = envs.reset(seed=5)
+    single = DiscogymEnv("crafting")
+    assert observations[2] == single.reset(seed=5 + 2)[0]  # each env seeded as gymnasium does: seed + index
+    single.close()
+    envs.action_space.seed(5)
+    ended = 0
+    for _ in range(100):
+        _, _, terminated, truncated, _ = envs.step(envs.action_space.sample())
+        ended += int((terminated | truncated).sum())
+    envs.close()
+    episodes = list(RunDir(tmp_path).iter_episodes())
+    assert ended >= 4 and len(episodes) == ended + 4  # those that ended, and the four cut by close()
+    report = build_report(Path(tmp_path))
+    assert report.tables and report.tables[0].rows[0][4] == "gym"  # one agent: every rollout of the folder
+
+
+@pytest.mark.parametrize("suite", ["crafting", "redstone", "petri", "autumn"])
+def test_valid_actions_are_text_the_suite_reads_as_calls(tmp_path, suite):
+    env = DiscogymEnv(suite, out=tmp_path)
+    env.reset(seed=2)
+    steps = 0
+    while steps < 20 and (actions := env.valid_actions()):
+        _, _, terminated, truncated, _ = env.step(actions[(7 * steps) % len(actions)])
+        steps += 1
+        if terminated or truncated:
+            break
+    env.close()
+    (episode,) = RunDir(tmp_path).iter_episodes()
+    assert steps > 0 and len(episode.events) == steps
+    assert all(event.call.tool != UNREADABLE_TOOL for event in episode.events)
