@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gymnasium
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 import discogym.gym
 from discogym.core import AgentOptions, get_suite
@@ -89,6 +90,7 @@ def single(env_id: str, seconds: float, out: str | None) -> tuple[int, float]:
 def vector(env_id: str, seconds: float, mode: str) -> tuple[int, float]:
     """Environment steps and seconds of ``VECTOR`` environments made by ``gymnasium.make_vec``."""
     envs = gymnasium.make_vec(env_id, num_envs=VECTOR, vectorization_mode=mode)
+    assert isinstance(envs, SyncVectorEnv | AsyncVectorEnv)
     rng = random.Random(0)
     envs.reset(seed=0)
     steps, spent = 0, 0.0
