@@ -1079,6 +1079,61 @@ def inspect_log_as_run(log: Path, folder: Path) -> Path:
     return folder
 
 
+@app.command("training")
+def training_command(
+    suite: Annotated[str, typer.Argument(help="The suite.")],
+    seed: Annotated[int, typer.Option(min=0, help="The training source's seed: the same seed, the same tasks.")] = 0,
+    count: Annotated[int, typer.Option(min=1, max=1_000_000, help="How many training tasks.")] = 100,
+    check: Annotated[
+        str | None, typer.Option(metavar="SPLIT", help="Compare this split's tasks with the evaluation sets instead.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Make training tasks from the suite's own generator (the split training:SEED:COUNT, which `discogym run`,
+    `gymnasium.make` and `discogym export-sft` take) and show that none is an evaluation task: each is compared, by
+    the digest of its problem, with every task of the suite's evaluation sets, and any equal one is left out.
+    docs/training.md."""
+    from discogym.core import get_suite
+    from discogym.core.running.training import EvaluationDigests, guarded_training_tasks, training_split
+    from discogym.core.running.versions import listed, set_digest
+
+    with user_errors():
+        chosen = get_suite(suite)
+        if check is None:
+            split = training_split(seed, count)
+            made = guarded_training_tasks(chosen, seed, count)
+            tasks, compared, left_out = made.tasks, made.compared, made.left_out
+            equal: list[str] = []
+        else:
+            split, tasks = check, chosen.tasks(check)
+            evaluation = EvaluationDigests(chosen)
+            compared, left_out = evaluation.compared, []
+            equal = [f"{task.id} = {owner}" for task in tasks if (owner := evaluation.match(task)) is not None]
+    document = {
+        "suite": chosen.name,
+        "split": split,
+        "tasks": len(tasks),
+        "digest": set_digest(tasks),
+        "compared": [entry.model_dump() for entry in compared],
+        "left_out": left_out,
+        "equal": equal,
+    }
+    if as_json:
+        print_json(document)
+    else:
+        sets = ", ".join(f"{entry.split} ({entry.tasks:,})" for entry in compared if entry.unavailable is None)
+        verdict = f"{len(equal):,} are evaluation tasks" if equal else "none is an evaluation task"
+        stdout.print(f"{chosen.name} {split}: {len(tasks):,} tasks; {verdict} of {sets}", highlight=False)
+        stdout.print(f"task set sha256 {document['digest']}", highlight=False)
+        for entry in compared:
+            if entry.unavailable is not None:
+                stdout.print(f"not compared with {entry.split}: {entry.unavailable}", highlight=False)
+        if left_out:
+            stdout.print(f"left out as evaluation tasks: {len(left_out):,} ({listed(left_out)})", highlight=False)
+    if equal:
+        fail(f"{len(equal):,} tasks of {split} are evaluation tasks: {listed(equal)}")
+
+
 @app.command("export-inspect")
 def export_inspect(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`.")],

@@ -2,6 +2,7 @@
 
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any, ClassVar
@@ -86,6 +87,24 @@ class Suite(ABC):
         """How many tasks ``split`` has (``discogym list`` shows it), or None when that cannot be told quickly
         and offline. By default the tasks are loaded and counted; override when that is slow or needs data."""
         return len(self.tasks(split))
+
+    def training_source(self, seed: int) -> Iterator[Task]:
+        """New tasks for training, made from ``seed`` by the suite's generator, as many as are taken (the same seed
+        always gives the same tasks, ids unique). The harness takes them through
+        :func:`discogym.core.running.training.training_tasks`, which leaves out any that is an evaluation task; a
+        suite's ``tasks`` gives them for the split ``training:SEED:COUNT``. Suites without one raise UserError."""
+        raise UserError(f"suite '{self.name}' has no training source")
+
+    def problem(self, task: Task) -> Any:
+        """What makes ``task`` the problem it is, as JSON data, without its id, its split or the seed it was drawn
+        with: two tasks with equal problems are one task to the guard that keeps training tasks out of the
+        evaluation sets. By default its brief, parameters and ground truth."""
+        return {"brief": task.brief, "params": task.params, "ground_truth": task.ground_truth}
+
+    def evaluation_splits(self) -> list[str]:
+        """The splits whose tasks no training task may be (every split but those of training data, such as
+        Plancraft's ``train``)."""
+        return self.splits()
 
     @abstractmethod
     def conditions(self) -> list[Condition]:

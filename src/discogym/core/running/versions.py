@@ -43,14 +43,14 @@ def content_hash(task: Task) -> str:
     return task_hash(task.model_copy(update={"split": "-"}))
 
 
-def _rounded(value: object) -> object:
+def rounded(value: object) -> object:
     """``value`` (JSON data) with every float rounded to :data:`DIGEST_FLOAT_DIGITS` significant digits."""
     if isinstance(value, float):
         return float(f"{value:.{DIGEST_FLOAT_DIGITS}g}")
     if isinstance(value, dict):
-        return {key: _rounded(item) for key, item in value.items()}
+        return {key: rounded(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_rounded(item) for item in value]
+        return [rounded(item) for item in value]
     return value
 
 
@@ -62,7 +62,7 @@ def set_digest(tasks: Iterable[Task]) -> str:
     on the last bits of a float a numerics library computed. Two sets with the same tasks have one digest.
     """
     documents = sorted(
-        (_rounded(task.model_dump(mode="json", exclude={"split"})) for task in tasks),
+        (rounded(task.model_dump(mode="json", exclude={"split"})) for task in tasks),
         key=lambda document: str(document["id"]),  # type: ignore[index]
     )
     return hashlib.sha256(orjson.dumps(documents, option=orjson.OPT_SORT_KEYS)).hexdigest()
@@ -133,7 +133,8 @@ def stamp_of(path: Path, episode: Episode | _StampedEpisode) -> EpisodeStamp:
     )
 
 
-def _listed(items: list[str]) -> str:
+def listed(items: list[str]) -> str:
+    """The first few of ``items``, comma-separated, "..." after them when there are more."""
     return ", ".join(items[:SHOWN]) + (", ..." if len(items) > SHOWN else "")
 
 
@@ -164,10 +165,10 @@ def check_resumable(suite: Suite, run_dir: RunDir, tasks: Iterable[Task]) -> Non
         return
     reasons = []
     if versions:
-        reasons.append(f"suite version {_listed(sorted(versions))} (now {suite.version})")
+        reasons.append(f"suite version {listed(sorted(versions))} (now {suite.version})")
     if changed:
-        reasons.append(f"tasks whose content has changed since ({_listed(sorted(changed))})")
-    files = _listed([stamp.path.name for stamp in conflicting])
+        reasons.append(f"tasks whose content has changed since ({listed(sorted(changed))})")
+    files = listed([stamp.path.name for stamp in conflicting])
     raise UserError(
         f"{run_dir.root} holds {_episodes(len(conflicting))} of {' and of '.join(reasons)}, which cannot be mixed "
         f"with new ones; choose another --out, or delete those episode files from {run_dir.episodes_dir} "
@@ -191,7 +192,7 @@ def mixed_versions(run_dir: RunDir, stamps: Iterable[EpisodeStamp] | None = None
     ]
     changed = sorted(f"{name}/{task}" for (name, task), found in hashes.items() if len(found) > 1)
     if changed:
-        problems.append(f"tasks with more than one content ({_listed(changed)})")
+        problems.append(f"tasks with more than one content ({listed(changed)})")
     if not problems:
         return None
     return (

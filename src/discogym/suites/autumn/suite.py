@@ -2,6 +2,7 @@
 three kinds. Tasks: three per environment, frozen in two set versions: tasks/tasks.json (v1, the first 15
 environments) and tasks/tasks-v2.json (v2, the default: challenges that discriminate)."""
 
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ from discogym.core import (
     UserError,
 )
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
+from discogym.core.running.training import parse_training_split, training_tasks
 from discogym.suites.autumn import agents, protocols
+from discogym.suites.autumn import tasks as tasks_module
 from discogym.suites.autumn.catalog import env_info
 from discogym.suites.autumn.challenges import (
     ChangeTask,
@@ -137,9 +140,19 @@ class AutumnSuite(Suite):
         return [ALL, *KINDS, *older, *(f"{kind}-{v}" for v in older for kind in KINDS), OFFICIAL_SPLIT]
 
     def tasks(self, split: str) -> list[Task]:
+        if (training := parse_training_split(split)) is not None:
+            return training_tasks(self, *training)
         if split == OFFICIAL_SPLIT:  # AutumnBench's published tasks, from the user cache (never packaged)
             return [task_of(task, split) for task in load_official().tasks]
         return list(_load(split))
+
+    def training_source(self, seed: int) -> Iterator[Task]:
+        """Challenges of every kind in the catalogue's environments, from seeds above the packaged sets'
+        (tasks.training_tasks)."""
+        return (task_of(task, "training") for task in tasks_module.training_tasks(seed))
+
+    def problem(self, task: Task) -> Any:
+        return tasks_module.problem_of(task_spec(task))
 
     def task_count(self, split: str) -> int | None:
         """The official split's size when it is cached (None when not); the packaged sets' sizes."""

@@ -7,7 +7,8 @@ tasks are ``ENV-1``, ``ENV-2`` and ``ENV-3``, and which kind gets which number i
 environment (:func:`task_numbers`), so neither an id nor the order of a listing tells the kind. The kind lives
 in the challenge, which only the scorer, the reports and the test phase read."""
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from multiprocessing import get_context
@@ -32,6 +33,7 @@ DEFAULT_VERSION = "v2"
 KINDS = ("mfp", "planning", "cd")
 Kind = Literal["mfp", "planning", "cd"]
 SEED_TRIES = 40  # derived seeds tried per challenge before giving up
+TRAINING_SEEDS = 10**6  # training challenges' seeds are drawn from [10**6, 2 * 10**6): the sets' are below 10**6
 # The environments of the first set (v1), in the catalogue's order when it was frozen: its seeds derive from the
 # place in this list, so the catalogue growing never changes them.
 V1_ENVS = (
@@ -230,3 +232,26 @@ def verify_set(version: str, env: list[str] | None = None, jobs: int = 1) -> dic
     same = task_bytes(made) == task_bytes(stored)
     differing = [a.id for a, b in zip(made.tasks, stored.tasks, strict=False) if a != b]
     return {"environments": names, "tasks": len(made.tasks), "identical": same, "differing": differing}
+
+
+def training_tasks(seed: int) -> Iterator[AutumnTask]:
+    """Endless challenges for training, made by the second set's rules: each of an environment of the catalogue
+    and a kind drawn from ``seed``, from a challenge seed drawn above the packaged sets' (below a million); ids
+    ``ENV-t{SEED}-{N}``, which name the kind no more than the sets' ids do. The worlds are the catalogue's, the
+    ones the evaluation sets are made in (docs/training.md)."""
+    rng = make_rng("autumn", "training", seed)
+    names = [info.name for info in CATALOG]
+    for index in itertools.count():
+        name = names[int(rng.integers(len(names)))]
+        kind = KINDS[int(rng.integers(len(KINDS)))]
+        challenge_seed = TRAINING_SEEDS + int(rng.integers(TRAINING_SEEDS))
+        made = _first(name, program_source(name), kind, challenge_seed, 0, MAKERS_V2)
+        yield made.model_copy(update={"id": f"{name}-t{seed}-{index:06d}"})
+
+
+def problem_of(task: AutumnTask) -> dict[str, Any]:
+    """What makes a challenge the problem it is: its world and its test (not its id, or the seed it was drawn
+    with)."""
+    document = task.model_dump(mode="json", exclude={"id"}, exclude_none=True)
+    document["challenge"].pop("seed", None)
+    return document

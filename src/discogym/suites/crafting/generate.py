@@ -15,11 +15,12 @@ is spread over the bins like the official splits. Everything random comes from o
 same tasks, whatever the hash seed.
 """
 
+import itertools
 import json
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from discogym.core import UserError
+from discogym.core import UserError, derive_seed
 from discogym.suites.crafting.data import Example, SlotItem
 from discogym.suites.crafting.planner import Plan, PlanError, consumption, make_plan, recipe_graph
 from discogym.suites.crafting.recipes import Recipe, RecipeBook, ShapelessRecipe, SmeltingRecipe, recipe_book
@@ -421,3 +422,28 @@ def _json_kind(value: object) -> str:
     if value is None:
         return "null"
     return "a number"
+
+
+TRAINING_BATCH = 100  # tasks generated at a time (each batch spread over the bins like a set)
+TRAINING_IMPOSSIBLE = 1 / 6  # the official splits' share of impossible tasks
+
+
+def training_examples(seed: int) -> Iterator[Example]:
+    """Endless new tasks for training, generated in batches of :data:`TRAINING_BATCH` from seeds derived from
+    ``seed`` (as ``discogym crafting generate`` makes a set), with the official splits' share of impossible tasks;
+    ids ``TRAIN{SEED}-{N}``."""
+    for batch in itertools.count():
+        examples = generate_examples(
+            derive_seed("crafting", "training", seed, batch) % 2**32,
+            TRAINING_BATCH,
+            split_name="training",
+            impossible_fraction=TRAINING_IMPOSSIBLE,
+        )
+        for position, example in enumerate(examples):
+            yield example.model_copy(update={"id": f"TRAIN{seed}-{batch * TRAINING_BATCH + position:06d}"})
+
+
+def problem_of(example: Example) -> dict[str, Any]:
+    """What makes a task the problem it is: its target and the items on its table, wherever they lie."""
+    items = sorted((stack.type, stack.quantity) for stack in example.slotted_inventory.values())
+    return {"target": example.target, "items": items}

@@ -1,12 +1,14 @@
 """The crafting suite (Plancraft): the official splits or generated task files, five tool sets, text or
 pictures, the planner as reference agent, and Plancraft's metrics."""
 
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from discogym.core import AgentFactory, Condition, Env, Episode, Paper, Protocol, ReportTable, Score, Suite, Task
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
+from discogym.core.running.training import parse_training_split, training_tasks
 from discogym.suites.crafting import agents, data, protocols
 from discogym.suites.crafting.env import CraftingEnv, Presentation
 from discogym.suites.crafting.recipes import recipe_book
@@ -91,7 +93,23 @@ class CraftingSuite(Suite):
         return list(data.SPLITS)
 
     def tasks(self, split: str) -> list[Task]:
+        if (training := parse_training_split(split)) is not None:
+            return training_tasks(self, *training)
         return list(_load_tasks(split))
+
+    def training_source(self, seed: int) -> Iterator[Task]:
+        """Tasks generated as ``discogym crafting generate`` makes them (generate.training_examples)."""
+        from discogym.suites.crafting.generate import training_examples
+
+        return (task_of(example, "training") for example in training_examples(seed))
+
+    def problem(self, task: Task) -> Any:
+        from discogym.suites.crafting.generate import problem_of
+
+        return problem_of(data.Example.model_validate(task.ground_truth))
+
+    def evaluation_splits(self) -> list[str]:
+        return [split for split in data.SPLITS if split != "train"]  # Plancraft's train split is training data
 
     def task_count(self, split: str) -> int | None:
         if split not in data.SPLITS:  # a generated task file

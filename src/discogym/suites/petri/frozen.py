@@ -1,13 +1,15 @@
 """The frozen task sets: what each holds, their committed JSON files, and checking them against regeneration."""
 
+import itertools
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from discogym.core import UserError
+from discogym.core import UserError, make_rng
 from discogym.suites.petri.generate import STATISTIC_DIGITS, STATISTICS, generate_task
 from discogym.suites.petri.sims.registry import get_simulation
 from discogym.suites.petri.tasks import Generation, PetriTaskSpec, Tier
@@ -136,3 +138,25 @@ def verify(name: str) -> list[str]:
     if not differing and set_path(name).read_text(encoding="utf-8") != render(committed):
         return [name]
     return differing
+
+
+TRAINING_TIERS: tuple[Tier, ...] = ("L1", "L2", "L3", "L4", "blind")
+TRAINING_SEEDS = 10**6  # training worlds' seeds are drawn from [10**6, 2 * 10**6): the frozen sets' are below 600
+
+
+def training_specs(seed: int) -> Iterator[PetriTaskSpec]:
+    """Endless v1 tasks for training: each of a tier and simulation drawn from ``seed``, from a world seed of its
+    own drawn above every frozen set's, verified as the frozen sets' tasks are; ids ``train{SEED}-{N}-{SIM}``."""
+    rng = make_rng("petri", "training", seed)
+    for index in itertools.count():
+        tier = TRAINING_TIERS[int(rng.integers(len(TRAINING_TIERS)))]
+        sim = SIMS[int(rng.integers(len(SIMS)))]
+        world_seed = TRAINING_SEEDS + int(rng.integers(TRAINING_SEEDS))
+        spec = generate_task(get_simulation(sim), tier, world_seed, f"training:{seed}")
+        yield spec.model_copy(update={"id": f"train{seed}-{index:06d}-{sim}"})
+
+
+def problem_of(spec: PetriTaskSpec) -> dict[str, Any]:
+    """What makes a task the problem it is: the world and its hidden change (not its id, set or seeds)."""
+    fields = {"tier", "simulation", "target", "control", "candidates", "changed", "boundary"}
+    return spec.model_dump(mode="json", include=fields)

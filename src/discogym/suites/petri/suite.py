@@ -1,6 +1,8 @@
 """The petri suite: the frozen mystery worlds as tasks, the blind harness as environment, the paper's scoring."""
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from discogym.core import (
     AgentFactory,
@@ -15,6 +17,7 @@ from discogym.core import (
     Task,
     UserError,
 )
+from discogym.core.running.training import parse_training_split, training_tasks
 from discogym.suites.petri import agents, frozen, protocols, verdict
 from discogym.suites.petri.env import PetriEnv
 from discogym.suites.petri.protocols import SWEEP_SET, SWEEP_SETS
@@ -71,11 +74,23 @@ class PetriSuite(Suite):
         return [*frozen.set_names(), SWEEP_SET]
 
     def tasks(self, split: str) -> list[Task]:
+        if (training := parse_training_split(split)) is not None:
+            return training_tasks(self, *training)
         if split == SWEEP_SET:  # the paper's sweep: three frozen sets as one, reported as one set
             return [task.model_copy(update={"split": SWEEP_SET}) for name in SWEEP_SETS for task in self.tasks(name)]
         if split not in frozen.FROZEN_SETS:
             raise UserError(f"petri has no task set '{split}'; sets: {', '.join(self.splits())}")
         return [task_of(spec) for spec in frozen.load_set(split).tasks]
+
+    def training_source(self, seed: int) -> Iterator[Task]:
+        """v1 worlds of every tier and simulation from seeds above every frozen set's (frozen.training_specs)."""
+        return (task_of(spec) for spec in frozen.training_specs(seed))
+
+    def problem(self, task: Task) -> Any:
+        return frozen.problem_of(task_spec(task))
+
+    def evaluation_splits(self) -> list[str]:
+        return frozen.set_names()  # the sweep holds three of them again
 
     def protocols(self) -> list[Protocol]:
         return protocols.protocols()

@@ -1,5 +1,7 @@
 """The redstone suite (SciCrafter): 25 circuit-building tasks in a simulated Minecraft lab."""
 
+import itertools
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,12 +18,23 @@ from discogym.core import (
     Suite,
     Task,
     UserError,
+    make_rng,
 )
 from discogym.core.running.crosscheck import CACHE_MISMATCH, cache_mismatch
+from discogym.core.running.training import parse_training_split, training_tasks
 from discogym.suites.redstone import agents, protocols
 from discogym.suites.redstone.env import Presentation, RedstoneEnv
 from discogym.suites.redstone.self_taught import make_self_taught
-from discogym.suites.redstone.tasks import FAMILIES, LEVELS, TaskSpec, packaged_tasks, read_task, task_spec
+from discogym.suites.redstone.tasks import (
+    FAMILIES,
+    LEVELS,
+    TaskSpec,
+    packaged_tasks,
+    problem_of,
+    read_task,
+    task_spec,
+    training_spec,
+)
 from discogym.suites.redstone.verdict import recompute
 
 OFFICIAL = "official"
@@ -102,7 +115,19 @@ class RedstoneSuite(Suite):
         return [OFFICIAL, *FAMILIES]
 
     def tasks(self, split: str) -> list[Task]:
+        if (training := parse_training_split(split)) is not None:
+            return training_tasks(self, *training)
         return list(_load(split))
+
+    def training_source(self, seed: int) -> Iterator[Task]:
+        """Tasks of every family with parameters drawn within the paper's levels' ranges (tasks.training_spec)."""
+        rng = make_rng("redstone", "training", seed)
+        for index in itertools.count():
+            spec = training_spec(rng)
+            yield task_of(spec.model_copy(update={"task_id": f"train{seed}-{index:06d}-{spec.task_id}"}), "training")
+
+    def problem(self, task: Task) -> Any:
+        return problem_of(task_spec(task))
 
     def conditions(self) -> list[Condition]:
         return list(CONDITIONS)

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -424,3 +425,35 @@ def packaged_tasks() -> tuple[TaskSpec, ...]:
 def task_spec(task: Task) -> TaskSpec:
     """The task file behind a harness Task."""
     return TaskSpec.model_validate(task.params["spec"])
+
+
+# The training source's ranges: the paper's own kinds of task (L1 to between L2 and L3 in lamps, L1-L5 in reach
+# and on-time, family D's distances a part of the paper's buckets), within what the reference builder solves (its
+# comb holds 16 lamps, and it needs the buckets' spacing), so that every training task is known to be solvable.
+TRAINING_LAMPS = (4, 24)
+TRAINING_COMB = 16
+TRAINING_REACH = (6, 20)
+TRAINING_TAU = (4, 12)
+
+
+def training_spec(rng: np.random.Generator) -> TaskSpec:
+    """A task of a family drawn from ``rng``, its parameters drawn within the training ranges."""
+    family = FAMILIES[int(rng.integers(len(FAMILIES)))]
+    lamps = int(rng.integers(TRAINING_LAMPS[0], TRAINING_LAMPS[1] + 1))
+    if family == "B":
+        return make_task("B", lamps=lamps, reach=int(rng.integers(TRAINING_REACH[0], TRAINING_REACH[1] + 1)))
+    if family == "C":
+        return make_task("C", lamps=lamps, delays=[int(d) for d in rng.integers(1, MAX_STAGE_DELAY + 1, lamps - 1)])
+    if family == "D":
+        buckets = int(rng.integers(1, len(DISTANCE_BUCKETS) + 1))
+        distances = sorted(int(d) for d in rng.choice(DISTANCE_BUCKETS, buckets, replace=False))
+        per_bucket = int(rng.integers(1, TRAINING_COMB // buckets + 1))
+        return make_task("D", lamps=buckets * per_bucket, distances=distances)
+    if family == "E":
+        return make_task("E", lamps=lamps, tau=int(rng.integers(TRAINING_TAU[0], TRAINING_TAU[1] + 1)))
+    return make_task(family, lamps=lamps)
+
+
+def problem_of(spec: TaskSpec) -> dict[str, Any]:
+    """What makes a task the problem it is: its family and contract (its id, level and wording aside)."""
+    return {"family": spec.family, "contract": spec.contract.model_dump(mode="json", exclude={"units"})}
