@@ -83,6 +83,7 @@ NOT_RUN = {
     "discogym run petri --split l2-v0 --agent reference --agent random --agent guess": "minutes: 3 agents x 3 passes",
     "discogym run petri --split l3-v0 --agent reference --agent random --agent guess": "minutes: 3 agents x 3 passes",
     f"{NOVELTY} sweep --agent novelty": "all four suites (a minute); a sweep of two suites stands in",
+    "discogym export-sft crafting --split train --condition ms": "1,145 episodes (25 s); test_sft.py: test.small",
     "discogym run crafting --agent random --backend ray": "580 episodes on Ray; tests/core/test_ray_backend.py",
     "discogym run crafting --split test --agent random --backend ray": "580 episodes on Ray (20 s); tests/core",
     "discogym run crafting --split test --condition image+perception": "two conditions x 580 tasks (a minute); "

@@ -16,7 +16,7 @@ from discogym.core.running.versions import set_digest
 from tests.conftest import run_discogym
 
 # petri's worlds are verified by simulation as they are made (seconds each): fewer of them
-COUNTS = {"crafting": 200, "redstone": 200, "autumn": 3, "petri": 2}
+COUNTS = {"crafting": 200, "redstone": 200, "autumn": 2, "petri": 2}
 
 
 @pytest.mark.parametrize("suite_name", sorted(COUNTS))

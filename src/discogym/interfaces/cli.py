@@ -1134,6 +1134,48 @@ def training_command(
         fail(f"{len(equal):,} tasks of {split} are evaluation tasks: {listed(equal)}")
 
 
+@app.command("export-sft")
+def export_sft_command(
+    suite: Annotated[str, typer.Argument(help="The suite.")],
+    out: Annotated[Path, typer.Option(help="JSON-lines file to write: one chat conversation per episode.")],
+    split: Annotated[
+        str, typer.Option("--split", help="Task set; by default training tasks (discogym training).")
+    ] = "training:0:100",
+    condition: Annotated[str | None, typer.Option(help="Condition (default: the suite's first).")] = None,
+    agent: Annotated[str, typer.Option(help="The solver whose episodes are written.")] = "reference",
+    runs: Annotated[
+        Path | None,
+        typer.Option(parser=out_folder, help="Run folder the episodes are played into (default: runs/sft/SUITE)."),
+    ] = None,
+    workers: WorkersOption = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """A reference solver's successful episodes as chat conversations for fine-tuning: the instructions, the brief,
+    each action as the text that makes it and each observation, as `discogym.gym` shows them (docs/training.md).
+    The episodes are played as a run into --runs first (an export again resumes it)."""
+    from discogym.core import get_suite
+    from discogym.core.running.executors import RunListener
+    from discogym.core.running.runner import RunConfig
+    from discogym.core.running.versions import listed
+    from discogym.interfaces.sft import check_writable, conversations_of, write_conversations
+
+    with user_errors():
+        check_writable(out)
+        chosen = get_suite(suite)
+        config = RunConfig.for_suite(chosen, [agent], split=split, conditions=[condition] if condition else None)
+        folder = runs or Path("runs") / "sft" / chosen.name
+        summary = execute_run(chosen, config, folder, workers, retries=0, listener=RunListener())
+        conversations, left_out = conversations_of(chosen, folder)
+        write_conversations(conversations, out)
+    if as_json:
+        print_json({"out": str(out), "runs": str(folder), "conversations": len(conversations), "left_out": left_out})
+    else:
+        stdout.print(f"{len(conversations):,} conversations written to {out} (episodes in {folder})", highlight=False)
+        if left_out:
+            stdout.print(f"left out: {len(left_out):,} ({listed(left_out)})", highlight=False)
+    report_incomplete(summary)
+
+
 @app.command("export-inspect")
 def export_inspect(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A directory written by `discogym run`.")],

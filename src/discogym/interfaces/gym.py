@@ -31,11 +31,12 @@ from discogym.core import (
     UserError,
     get_suite,
 )
-from discogym.core.model.tools import UNREADABLE_TOOL, unreadable
+from discogym.core.model.tools import unreadable
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
 from discogym.core.running.planning import plan_episode
 from discogym.core.running.storage import EpisodeClaim, RunDir
-from discogym.core.terminal.human import parse_tool_line, tool_line, usage_line
+from discogym.core.terminal.human import parse_tool_line
+from discogym.interfaces.text_actions import action_text, instructions
 
 GYM_AGENT = "gym"  # the agent name the episodes are recorded under
 MAX_OBSERVATION = 1_000_000  # the longest observation, in characters
@@ -157,7 +158,7 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             raise RuntimeError(f"task {task.id}: the environment failed to start ({err})") from err
         context = recorder.context()
         self._parse = context.parse_text_action if context.text_prompt is not None else None
-        how = context.text_prompt or "Act with one tool per step:\n" + "\n".join(usage_line(t) for t in recorder.tools)
+        how = instructions(context.text_prompt, recorder.tools)
         info = {"task": task.id, "condition": self.condition.name, "seed": run_seed, "instructions": how}
         return recorder.brief, info
 
@@ -190,13 +191,8 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         recorder = self.recorder
         if recorder is None or recorder.over or recorder.env is None:
             return []
-        actions = []
-        for call in recorder.env.valid_calls():
-            text = recorder.env.format_text_action(call) if self._parse is not None else None
-            text = text or tool_line(call)
-            if self._read(text).tool != UNREADABLE_TOOL:
-                actions.append(text)
-        return actions
+        env = recorder.env
+        return [text for call in env.valid_calls() if (text := action_text(env, call, self._parse)) is not None]
 
     def close(self) -> None:
         self._end(Termination.ABANDONED, "the environment was closed before the episode ended")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from discogym.core import ToolResult, get_suite
+from discogym.core import ToolCall, ToolResult, get_suite
 from discogym.core.running.storage import RunDir
 from discogym.suites.redstone.agents import placement_order, set_block_call
 from discogym.suites.redstone.build_lab import TRIAL_BUDGET, parse_action
@@ -159,7 +159,16 @@ def test_the_random_agents_calls_are_written_in_the_text_syntax_and_read_back():
         expected = {key: value for key, value in call.args.items() if key != "properties"}
         kept = {key: value for key, value in parsed.args.items() if key in expected}
         assert (parsed.tool, kept) == (call.tool, expected), text  # a placed block gets its default properties
-    assert env.format_text_action(parse_action("place 1 4 0 redstone_repeater[facing=west]")) is None  # no syntax
+    for text in ("place 1 4 0 redstone_repeater[facing=west,delay=2]", "place 0 4 0 stone_button[face=floor]"):
+        call = parse_action(text)  # a block with its properties, as the builder places them
+        written = env.format_text_action(call)
+        assert written is not None and "[" in written and parse_action(written) == call
+    assert (
+        env.format_text_action(
+            ToolCall(tool="set_block", args={"x": 1, "y": 4, "z": 0, "block": "stone", "properties": []})
+        )
+        is None
+    )
 
 
 def test_the_builder_solves_a_family_through_the_harness_and_the_report_has_the_tables(tmp_path):

@@ -88,28 +88,6 @@ def generate_command(
     stdout.print(f"{len(examples)} tasks written to {out} ({spread})", highlight=False)
 
 
-@app.command("export-sft")
-def export_sft_command(
-    out: Annotated[Path, typer.Option(help="JSON-lines file to write: one chat conversation per example.")],
-    split: Annotated[str, typer.Option(help="An official split: test, val, train, test.small, ...")] = "train",
-    condition: Annotated[
-        str | None, typer.Option(help="A text condition (its tools shape the prompt); default: mst-se-i.")
-    ] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N examples, in id order.")] = None,
-    as_json: JsonOption = False,
-) -> None:
-    """The planner's trajectories as chat conversations in Plancraft's text protocol, for fine-tuning."""
-    from discogym.suites.crafting.sft import export
-
-    with user_errors():
-        written, skipped = export(split, out, condition, limit)
-    if as_json:
-        print_json({"out": str(out), "split": split, "conversations": written, "left_out": skipped})
-        return
-    left = f"; left out (no successful planner episode): {', '.join(skipped)}" if skipped else ""
-    stdout.print(f"{written} conversations written to {out}{left}", highlight=False)
-
-
 @app.command("perceive")
 def perceive_command(
     image: Annotated[Path, typer.Argument(help="A crafting-table picture (PNG) at high, medium or low resolution.")],

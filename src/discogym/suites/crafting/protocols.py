@@ -34,8 +34,8 @@ TABLE_2 = Protocol(
     ),
     differences=(
         *SHARED_DIFFERENCES,
-        "the paper's Llama 8B FT row is a model fine-tuned on planner plans; `discogym crafting export-sft` writes "
-        "such data but no fine-tuned model ships",
+        "the paper's Llama 8B FT row is a model fine-tuned on planner plans; "
+        "`discogym export-sft crafting --split train` writes such data but no fine-tuned model ships",
     ),
 )
 

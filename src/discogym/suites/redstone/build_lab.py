@@ -227,10 +227,14 @@ class BuildLab(Env):
 
     def format_text_action(self, call: ToolCall) -> str | None:
         args = call.args if isinstance(call.args, dict) else {}
-        if call.tool == "set_block" and not args.get("properties") and args.keys() >= {"x", "y", "z", "block"}:
+        properties = args.get("properties", {})
+        if call.tool == "set_block" and args.keys() >= {"x", "y", "z", "block"} and isinstance(properties, dict):
             where = f"{args['x']} {args['y']} {args['z']}"
             block = str(args["block"])
-            return f"remove {where}" if block == AIR else f"place {where} {block.removeprefix('minecraft:')}"
+            if block == AIR and not properties:
+                return f"remove {where}"
+            state = ",".join(f"{key}={str(value).lower()}" for key, value in properties.items())
+            return f"place {where} {block.removeprefix('minecraft:')}" + (f"[{state}]" if state else "")
         plain = {"activate_button": "press", "submit": "submit", "scan_redstone_area": "scan"}
         if call.tool in plain and args in ({}, {"view": "list"}):
             return plain[call.tool]
