@@ -11,11 +11,13 @@ gymnasium = pytest.importorskip("gymnasium", reason="the rl extra (pip install '
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import discogym.gym  # noqa: E402
-from discogym.core import Termination  # noqa: E402
+from discogym.core import Termination, get_suite  # noqa: E402
 from discogym.core.model.tools import UNREADABLE_TOOL  # noqa: E402
 from discogym.core.reporting.run_report import build_report  # noqa: E402
+from discogym.core.running.runner import RunConfig, Runner  # noqa: E402
 from discogym.core.running.storage import RunDir  # noqa: E402
 from discogym.interfaces.gym import DiscogymEnv  # noqa: E402
+from discogym.interfaces.text_actions import action_text  # noqa: E402
 
 IDS = sorted(discogym.gym.ENV_IDS)
 
@@ -101,3 +103,36 @@ def test_valid_actions_are_text_the_suite_reads_as_calls(tmp_path, suite):
     (episode,) = RunDir(tmp_path).iter_episodes()
     assert steps > 0 and len(episode.events) == steps
     assert all(event.call.tool != UNREADABLE_TOOL for event in episode.events)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "split", "task"),
+    [
+        ("discogym/Crafting-v0", "test.small", "TEST0289"),
+        ("discogym/Redstone-v0", "official", "C_sequential_activation_L1"),
+        ("discogym/Autumn-v0", "all", "gravity-1"),
+    ],
+)
+def test_a_shaped_reward_sums_to_the_score_and_leaves_the_episode_as_it_was(tmp_path, env_id, split, task):
+    suite = get_suite(discogym.gym.ENV_IDS[env_id])
+    config = RunConfig.for_suite(suite, ["reference"], split=split, tasks=[task])
+    Runner(suite, config, tmp_path / "reference").run()
+    episode = next(RunDir(tmp_path / "reference").iter_episodes())
+    writer = suite.make_env(episode.task, episode.condition, episode.provenance.env_seed)
+    parse = writer.parse_text_action if writer.text_prompt() is not None else None
+    actions = [action_text(writer, event.call, parse) for event in episode.events]
+    rewards: dict[bool, list[float]] = {}
+    for shaped in (False, True):
+        env = gymnasium.make(env_id, split=split, task=task, shaped_reward=shaped, out=tmp_path / f"shaped-{shaped}")
+        env.reset(seed=0)  # the run's seed: the reference episode's world
+        rewards[shaped] = [float(env.step(action)[1]) for action in actions]
+        env.close()
+    score = float(episode.score.value or 0.0)
+    assert rewards[False] == [0.0] * (len(actions) - 1) + [score] and score > 0
+    assert sum(rewards[True]) == pytest.approx(score)  # the shaping telescopes: progress is 0 at the start
+    if suite.name == "autumn":  # no sound measure: nothing shaped
+        assert rewards[True] == rewards[False]
+    else:
+        assert any(reward > 0 for reward in rewards[True][:-1]) and rewards[True][-1] < score
+    plain, shaped_episode = (next(RunDir(tmp_path / f"shaped-{s}").iter_episodes()) for s in (False, True))
+    assert plain.events == shaped_episode.events == episode.events and plain.score == shaped_episode.score

@@ -126,6 +126,7 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         condition: str | None = None,
         task: str | None = None,
         out: str | Path | None = None,
+        shaped_reward: bool = False,
     ) -> None:
         self.suite = get_suite(suite)
         self.split = split or self.suite.splits()[0]
@@ -139,6 +140,8 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         self.run_dir = RunDir(Path(out)) if out is not None else None
         self.observation_space = AnyText(MAX_OBSERVATION)
         self.action_space = AnyText(MAX_ACTION)
+        self.shaped_reward = shaped_reward
+        self.potential = 0.0  # the suite's progress() after the last step, when the reward is shaped
         self.recorder: EpisodeRecorder | None = None
         self.claim: EpisodeClaim | None = None
         self._parse: Callable[[str], ToolCall] | None = None  # the suite's text syntax, where it has one
@@ -160,6 +163,12 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         self._parse = context.parse_text_action if context.text_prompt is not None else None
         how = instructions(context.text_prompt, recorder.tools)
         info = {"task": task.id, "condition": self.condition.name, "seed": run_seed, "instructions": how}
+        if self.shaped_reward:
+            self.potential = self._progress()
+            if recorder.over:
+                self._end(Termination.ENV_ERROR, None)
+                raise RuntimeError(f"task {task.id}: the environment's progress measure failed ({recorder.error})")
+            info["progress"] = self.potential
         return recorder.brief, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -170,12 +179,14 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             result = recorder.call(self._read(action))
         except EpisodeStopped:  # the environment failed: the episode ends with its error
             result = ToolResult.failure(f"the environment failed: {recorder.error}")
-        if not recorder.over:
-            return result.text, 0.0, False, False, {"ok": result.ok}
+        potential = self._progress() if self.shaped_reward and not recorder.over else 0.0
+        info: dict[str, Any] = {"ok": result.ok}
+        if not recorder.over:  # (a failure of the progress measure ends the episode as the environment's error)
+            return result.text, self._shaping(info, potential), False, False, info
         ending = recorder.termination
         assert ending is not None
         episode = self._end(ending, None)
-        info: dict[str, Any] = {"ok": result.ok, "ending": ending.value}
+        info["ending"] = ending.value
         reward = 0.0
         if episode is not None:
             reward = float(episode.score.value or 0.0)
@@ -183,6 +194,7 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             info["success"] = bool(episode.score.success)
             # the suite's breakdown as JSON text: its fields differ by suite and task, which a vector's infos refuse
             info["breakdown"] = json.dumps(episode.score.components, sort_keys=True)
+        reward += self._shaping(info, 0.0)  # an ended episode's potential is 0: the shaping sums to -progress at reset
         return result.text, reward, not ending.kind.truncated, ending.kind.truncated, info
 
     def valid_actions(self) -> list[str]:
@@ -193,6 +205,28 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             return []
         env = recorder.env
         return [text for call in env.valid_calls() if (text := action_text(env, call, self._parse)) is not None]
+
+    def _progress(self) -> float:
+        """The suite's progress measure now (0 where it has none, or when it failed: the episode then ends as the
+        environment's error)."""
+        recorder = self.recorder
+        if recorder is None or recorder.env is None:
+            return 0.0
+        try:
+            with recorder.blame(Termination.ENV_ERROR):
+                measured = recorder.env.progress()
+        except EpisodeStopped:
+            return 0.0
+        return 0.0 if measured is None else float(measured)
+
+    def _shaping(self, info: dict[str, Any], potential: float) -> float:
+        """The shaped part of a step's reward, when it is shaped: the potential's change (Ng, Harada and Russell's
+        potential-based shaping, which leaves the best policies as they were); ``info`` gets the progress."""
+        if not self.shaped_reward:
+            return 0.0
+        change, self.potential = potential - self.potential, potential
+        info["progress"] = potential
+        return change
 
     def close(self) -> None:
         self._end(Termination.ABANDONED, "the environment was closed before the episode ended")

@@ -244,6 +244,12 @@ class Env(ABC):
         when it has one), shown when the game starts; None lets the harness pick one from :meth:`valid_calls`."""
         return None
 
+    def progress(self) -> float | None:
+        """How far the current state is along the way to the task's end, from 0 to 1, where the suite has a sound
+        measure of it (None, the default, where it has none). Only a training reward shaped from it reads it
+        (``discogym.gym``'s ``shaped_reward``); no score does. It may use what the agent is not shown."""
+        return None
+
     def valid_calls(self) -> list[ToolCall]:
         """The valid calls in the current state, for the random agent.
 

@@ -80,6 +80,8 @@ class CraftingEnv(Env):
         self.book = book
         self.target = target
         self.table = Table(book, slots)
+        self._start_slots = dict(self.table.slots)
+        self._first_plan_length: int | None = None  # the planner's actions from the start (progress())
         self.presentation = presentation
         self.rng = np.random.default_rng(seed)
         self.counts: Counter[str] = Counter()
@@ -257,6 +259,25 @@ class CraftingEnv(Env):
             "steps": self.steps,
             "counts": {key: self.counts[key] for key in sorted(self.counts)},
         }
+
+    def progress(self) -> float | None:
+        """The planner's distance to the target: 1 - (the actions its plan from here takes) / (those its plan from
+        the start took); 1 once the target is on the table, 0 where no plan is left; None for a task the planner
+        cannot solve from the start (an impossible one: nothing to come closer to)."""
+        from discogym.suites.crafting.planner import PlanError, make_plan
+
+        if self.table.has_item(self.target):
+            return 1.0
+        try:
+            now = make_plan(self.book, self.target, self.table.slots)
+            if self._first_plan_length is None:
+                first = now if self.steps == 0 else make_plan(self.book, self.target, self._start_slots)
+                self._first_plan_length = len(first.actions) if first is not None else 0
+        except PlanError:
+            return None
+        if self._first_plan_length == 0:
+            return None
+        return 0.0 if now is None else max(0.0, 1.0 - len(now.actions) / self._first_plan_length)
 
     def valid_calls(self) -> list[ToolCall]:
         """Moves that apply from every occupied slot to each grid cell and the first empty inventory slot (one

@@ -158,6 +158,15 @@ class RedstoneEnv(BuildLab):
             self._evaluation = evaluator.evaluate(self.spec, self.device)
         return self._evaluation
 
+    def progress(self) -> float | None:
+        """The evaluator's verdict on the device as it stands now (one press, simulated): 1 when it passes, else
+        half the share of the task's lamps that light after the press (at most all of them)."""
+        now = evaluator.evaluate(self.spec, self.device)
+        if now.passed:
+            return 1.0
+        lit = sum(1 for lamp in now.lamps if lamp.on is not None)
+        return 0.5 * min(lit, self.spec.lamps) / self.spec.lamps
+
     def outcome(self) -> dict[str, Any]:
         submitted = self.termination == Termination.SUBMITTED
         return {
