@@ -1,10 +1,14 @@
 """Every suite as a Gymnasium environment (discogym.gym): Gymnasium's own checker, reproducible resets, random text
 that never raises, vector environments in both modes, and rollouts written as episodes that the report reads."""
 
+import base64
+import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 gymnasium = pytest.importorskip("gymnasium", reason="the rl extra (pip install 'discogym[rl]') is not installed")
 
@@ -136,3 +140,25 @@ def test_a_shaped_reward_sums_to_the_score_and_leaves_the_episode_as_it_was(tmp_
         assert any(reward > 0 for reward in rewards[True][:-1]) and rewards[True][-1] < score
     plain, shaped_episode = (next(RunDir(tmp_path / f"shaped-{s}").iter_episodes()) for s in (False, True))
     assert plain.events == shaped_episode.events == episode.events and plain.score == shaped_episode.score
+
+
+@pytest.mark.parametrize(("condition", "shape"), [("image-high", (664, 704, 3)), ("image-low", (166, 176, 3))])
+def test_a_picture_condition_observes_the_table_as_an_array_also_in_an_async_vector(condition, shape):
+    env = gymnasium.make("discogym/Crafting-v0", split="test.small", condition=condition, task="TEST0289")
+    check_env(env.unwrapped, skip_render_check=True)
+    observation, _ = env.reset(seed=0)
+    assert set(observation) == {"text", "image"} and observation["image"].shape == shape
+    task = get_suite("crafting").tasks("test.small")
+    fresh = get_suite("crafting").make_env(next(t for t in task if t.id == "TEST0289"), env.unwrapped.condition, 0)
+    with Image.open(io.BytesIO(base64.b64decode(fresh.brief_images()[0].data_base64))) as picture:
+        assert (observation["image"] == np.asarray(picture.convert("RGB"))).all()  # the picture a model is shown
+    moved, *_ = env.step(env.unwrapped.valid_actions()[0])
+    assert (moved["image"] != observation["image"]).any() and "Craft an item" in moved["text"]
+    env.close()
+    envs = gymnasium.make_vec(
+        "discogym/Crafting-v0", num_envs=2, vectorization_mode="async", split="test.small", condition=condition
+    )
+    observations, _ = envs.reset(seed=0)
+    stepped, *_ = envs.step(tuple(options[0] for options in envs.call("valid_actions")))
+    assert observations["image"].shape == stepped["image"].shape == (2, *shape) and len(stepped["text"]) == 2
+    envs.close()

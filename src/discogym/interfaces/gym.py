@@ -4,9 +4,12 @@ The episode is played through the episode driver (:class:`EpisodeRecorder`), as 
 logged, blamed, scored from its log and, when the environment was given a folder, written there like a run's
 episodes (``discogym report FOLDER`` reads them). Observations and actions are text: an action is what a person
 types in ``discogym play`` (the suite's own text syntax where it has one, else ``TOOL key=value ...``); an action
-that is no call is answered by the suite as a failed step, never an exception.
+that is no call is answered by the suite as a failed step, never an exception. In a condition that shows pictures,
+the observation also holds the last picture as an RGB array.
 """
 
+import base64
+import io
 import itertools
 import json
 import multiprocessing
@@ -19,6 +22,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+from PIL import Image
 
 from discogym.core import (
     AgentOptions,
@@ -27,6 +31,7 @@ from discogym.core import (
     Termination,
     ToolCall,
     ToolError,
+    ToolImage,
     ToolResult,
     UserError,
     get_suite,
@@ -107,13 +112,18 @@ def _write_text(space: AnyText, index: int, value: str, shared_memory: Any) -> N
         row[len(codes)] = -1
 
 
-class DiscogymEnv(gymnasium.Env[str, str]):
+Observation = str | dict[str, Any]  # text, or {"text", "image"} in a condition that shows pictures
+
+
+class DiscogymEnv(gymnasium.Env[Observation, str]):
     """One suite's tasks as a Gymnasium environment.
 
     ``reset(seed=S, options={"task": ID})`` starts task ID (else the one given at construction, else one drawn
     with the seed) in the world ``discogym run --seed S`` plays in its first repeat; ``step(action)`` makes one
     call. The reward is the suite's score when the episode ends, 0 before; ``terminated`` and ``truncated``
     follow how it ended (:class:`EndingKind`), and the last ``info`` holds the ending and the score's breakdown.
+    In a condition that shows pictures (crafting's ``image-*``), an observation is ``{"text", "image"}``: the text
+    and the last picture shown, as an RGB array of the shape the condition's first picture has.
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012 (Gymnasium's own attribute)
@@ -138,7 +148,12 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             self._task(task)
         self.task_id = task
         self.run_dir = RunDir(Path(out)) if out is not None else None
-        self.observation_space = AnyText(MAX_OBSERVATION)
+        self.picture_shape = self._picture_shape()
+        self.observation_space: spaces.Space[Any] = AnyText(MAX_OBSERVATION)
+        if self.picture_shape is not None:
+            picture = spaces.Box(0, 255, self.picture_shape, np.uint8)
+            self.observation_space = spaces.Dict({"text": AnyText(MAX_OBSERVATION), "image": picture})
+        self.picture: np.ndarray | None = None  # the last picture shown
         self.action_space = AnyText(MAX_ACTION)
         self.shaped_reward = shaped_reward
         self.potential = 0.0  # the suite's progress() after the last step, when the reward is shaped
@@ -146,7 +161,9 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         self.claim: EpisodeClaim | None = None
         self._parse: Callable[[str], ToolCall] | None = None  # the suite's text syntax, where it has one
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         self._end(Termination.ABANDONED, RESET_LEFT)
         chosen = (options or {}).get("task") or self.task_id
@@ -169,9 +186,10 @@ class DiscogymEnv(gymnasium.Env[str, str]):
                 self._end(Termination.ENV_ERROR, None)
                 raise RuntimeError(f"task {task.id}: the environment's progress measure failed ({recorder.error})")
             info["progress"] = self.potential
-        return recorder.brief, info
+        self.picture = None
+        return self._observation(recorder.brief, recorder.brief_images), info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         recorder = self.recorder
         if recorder is None or recorder.over:
             raise RuntimeError("no episode is running: call reset() first")
@@ -182,7 +200,7 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         potential = self._progress() if self.shaped_reward and not recorder.over else 0.0
         info: dict[str, Any] = {"ok": result.ok}
         if not recorder.over:  # (a failure of the progress measure ends the episode as the environment's error)
-            return result.text, self._shaping(info, potential), False, False, info
+            return self._observation(result.text, result.images), self._shaping(info, potential), False, False, info
         ending = recorder.termination
         assert ending is not None
         episode = self._end(ending, None)
@@ -195,7 +213,8 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             # the suite's breakdown as JSON text: its fields differ by suite and task, which a vector's infos refuse
             info["breakdown"] = json.dumps(episode.score.components, sort_keys=True)
         reward += self._shaping(info, 0.0)  # an ended episode's potential is 0: the shaping sums to -progress at reset
-        return result.text, reward, not ending.kind.truncated, ending.kind.truncated, info
+        observation = self._observation(result.text, result.images)
+        return observation, reward, not ending.kind.truncated, ending.kind.truncated, info
 
     def valid_actions(self) -> list[str]:
         """Actions valid now, as text (the suite's valid calls, what its random agent picks from, as its text syntax
@@ -205,6 +224,27 @@ class DiscogymEnv(gymnasium.Env[str, str]):
             return []
         env = recorder.env
         return [text for call in env.valid_calls() if (text := action_text(env, call, self._parse)) is not None]
+
+    def _picture_shape(self) -> tuple[int, int, int] | None:
+        """The shape of the pictures the condition shows (its first task's first picture), None when it shows
+        none."""
+        first = self.tasks[sorted(self.tasks)[0]]
+        env = self.suite.make_env(first, self.condition, 0)
+        try:
+            images = env.brief_images()
+        finally:
+            env.close()
+        return _pixels(images[0]).shape if images else None
+
+    def _observation(self, text: str, images: list[ToolImage]) -> Observation:
+        """``text``, with the last picture shown (this step's, else the one before) in a picture condition."""
+        if self.picture_shape is None:
+            return text
+        if images:
+            self.picture = _pixels(images[-1], self.picture_shape)
+        if self.picture is None:
+            self.picture = np.zeros(self.picture_shape, np.uint8)
+        return {"text": text, "image": self.picture.copy()}  # new data each step: callers keep what they get
 
     def _progress(self) -> float:
         """The suite's progress measure now (0 where it has none, or when it failed: the episode then ends as the
@@ -278,6 +318,15 @@ class DiscogymEnv(gymnasium.Env[str, str]):
         finally:
             if claim is not None:
                 claim.release()
+
+
+def _pixels(image: ToolImage, shape: tuple[int, int, int] | None = None) -> np.ndarray:
+    """A picture as an RGB array (resized to ``shape`` when it has another)."""
+    with Image.open(io.BytesIO(base64.b64decode(image.data_base64))) as opened:
+        picture = opened.convert("RGB")
+        if shape is not None and picture.size != (shape[1], shape[0]):
+            picture = picture.resize((shape[1], shape[0]))
+        return np.asarray(picture, dtype=np.uint8)
 
 
 __all__ = ["AnyText", "DiscogymEnv"]
