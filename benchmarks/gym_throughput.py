@@ -15,12 +15,21 @@ Each suite is warmed first (a second of ``bare``). Only ``step`` is timed (choos
 not, but a vector resets inside ``step``); steps/s per core divides a vector's rate by the
 cores it can use (its environments, at most this machine's cores). Ratios are against ``bare`` of the same suite.
 
-    python benchmarks/gym_throughput.py [--seconds 3] [--suites crafting --suites autumn]
+With ``--plancraft``, crafting is also compared with Plancraft's own environment (``plancraft.simple.
+PlancraftGymWrapper``, version 0.4.9, in a venv of its own under the cache made on first use) on the same action
+texts: the first 20 test examples, each played by the fixed policy in ``discogym/Crafting-v0`` for up to 30
+steps (``impossible`` left out), then both environments step those texts, only ``step`` timed. Plancraft draws the
+crafting table at every step with no switch to stop it: its rows are with the drawing (beside our ``image-high``
+condition, which draws the same picture) and with the drawing stubbed out (beside our text condition).
+
+    python benchmarks/gym_throughput.py [--seconds 3] [--suites crafting --suites autumn] [--plancraft]
 """
 
 import argparse
+import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -116,10 +125,94 @@ def measures(suite: str, env_id: str, seconds: float, folder: str) -> dict[str, 
     }
 
 
+PLANCRAFT = "plancraft==0.4.9"
+# what plancraft.simple needs to import: its other requirements (pandas, wandb, openai, ...) are for its own agents
+PLANCRAFT_NEEDS = ["pydantic", "pydantic-settings", "numpy", "pillow", "loguru", "networkx"]
+PLANCRAFT_EXAMPLES = 20
+PLANCRAFT_STEPS = 30
+
+
+def plancraft_python() -> Path:
+    """The python of a venv holding Plancraft's package, made in the cache the first time."""
+    from discogym.core.model.cache import cache_dir
+
+    venv = cache_dir() / "benchmarks" / "plancraft-0.4.9"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(python), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, "--no-deps", PLANCRAFT], check=True)
+        subprocess.run([*pip, *PLANCRAFT_NEEDS], check=True)
+    return python
+
+
+def plancraft_actions() -> dict[str, list[str]]:
+    """The fixed policy's action texts on the first test examples, in ``discogym/Crafting-v0``."""
+    env = gymnasium.make("discogym/Crafting-v0", split="test")
+    rng = random.Random(0)
+    plans: dict[str, list[str]] = {}
+    for task in get_suite("crafting").tasks("test")[:PLANCRAFT_EXAMPLES]:
+        env.reset(seed=0, options={"task": task.id})
+        plans[task.id] = []
+        for _ in range(PLANCRAFT_STEPS):
+            options = [a for a in env.unwrapped.valid_actions() if not a.startswith("impossible")]  # type: ignore[attr-defined]
+            action = options[rng.randrange(len(options))]
+            plans[task.id].append(action)
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                break
+    env.close()
+    return plans
+
+
+def ours_on(plans: dict[str, list[str]], condition: str) -> tuple[int, float]:
+    """Steps and seconds of ``discogym/Crafting-v0`` under ``condition`` on the given action texts."""
+    env = gymnasium.make("discogym/Crafting-v0", split="test", condition=condition)
+    steps, spent = 0, 0.0
+    for task_id, actions in sorted(plans.items()):
+        env.reset(seed=0, options={"task": task_id})
+        for action in actions:
+            started = time.perf_counter()
+            env.step(action)
+            spent += time.perf_counter() - started
+            steps += 1
+    env.close()
+    return steps, spent
+
+
+def plancraft_on(python: Path, actions_file: Path, render: bool) -> tuple[int, float]:
+    """Steps and seconds of Plancraft's wrapper on the same texts (benchmarks/plancraft_steps.py in its venv)."""
+    script = Path(__file__).resolve().parent / "plancraft_steps.py"
+    command = [str(python), str(script), str(actions_file), *([] if render else ["--no-render"])]
+    result = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+    if result["ended"]:
+        raise SystemExit(f"Plancraft ended episodes ours did not: {result['ended']}")
+    return result["steps"], result["seconds"]
+
+
+def compare_with_plancraft() -> None:
+    """Crafting against Plancraft's own environment on the same action texts (rows printed as the others)."""
+    python = plancraft_python()
+    plans = plancraft_actions()
+    with tempfile.TemporaryDirectory() as folder:
+        actions_file = Path(folder) / "actions.json"
+        actions_file.write_text(json.dumps(plans), encoding="utf-8")
+        pairs = [
+            ("text", ours_on(plans, "mst-se-i"), plancraft_on(python, actions_file, render=False)),
+            ("image-high", ours_on(plans, "image-high"), plancraft_on(python, actions_file, render=True)),
+        ]
+    print(f"{'crafting':9} {'vs Plancraft':13} {'steps':>7} {'ours/s':>9} {'theirs/s':>9} {'ratio':>8}")
+    for name, (steps, spent), (their_steps, their_spent) in pairs:
+        assert steps == their_steps, (steps, their_steps)
+        ours, theirs = steps / spent, their_steps / their_spent
+        print(f"{'crafting':9} {name:13} {steps:7,} {ours:9,.0f} {theirs:9,.0f} {ours / theirs:7.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds of stepping per row")
     parser.add_argument("--suites", action="append", choices=sorted(SUITES), help="suites (default: all)")
+    parser.add_argument("--plancraft", action="store_true", help="crafting against Plancraft's own environment too")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
     print(f"{'suite':9} {'row':13} {'steps':>7} {'steps/s':>9} {'per core':>9} {'vs bare':>8}")
@@ -135,6 +228,8 @@ def main() -> None:
                 rate = steps / spent
                 baseline = baseline or rate
                 print(f"{suite:9} {name:13} {steps:7,} {rate:9,.0f} {rate / used:9,.0f} {rate / baseline:7.2f}x")
+    if args.plancraft:
+        compare_with_plancraft()
 
 
 if __name__ == "__main__":

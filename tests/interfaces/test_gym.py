@@ -99,6 +99,8 @@ def test_valid_actions_are_text_the_suite_reads_as_calls(tmp_path, suite):
     env.reset(seed=2)
     steps = 0
     while steps < 20 and (actions := env.valid_actions()):
+        assert env.recorder is not None and env.recorder.env is not None
+        assert len(actions) == len(env.recorder.env.valid_calls())  # every valid call has its text
         _, _, terminated, truncated, _ = env.step(actions[(7 * steps) % len(actions)])
         steps += 1
         if terminated or truncated:

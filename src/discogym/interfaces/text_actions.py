@@ -3,6 +3,7 @@ the instructions (the suite's text syntax, or its tools as a person types them),
 that makes it, each result's text."""
 
 from collections.abc import Callable
+from typing import Any
 
 from discogym.core import Env, Episode, ToolCall, ToolError, ToolSpec
 from discogym.core.terminal.human import parse_tool_line, tool_line, usage_line
@@ -22,7 +23,19 @@ def action_text(env: Env, call: ToolCall, parse: Callable[[str], ToolCall] | Non
         read = (parse or parse_tool_line)(text)
     except (ToolError, ValueError):
         return None
-    return text if read.tool == call.tool and read.args == call.args else None
+    return text if _same_call(read, call) else None
+
+
+def _same_call(read: ToolCall, call: ToolCall) -> bool:
+    """Whether ``read`` makes ``call``: the same tool and arguments, where the reader may have added what the call
+    left to its defaults (a placed block's properties, say), at any depth."""
+    return read.tool == call.tool and _covers(read.args, call.args)
+
+
+def _covers(read: Any, given: Any) -> bool:
+    if isinstance(read, dict) and isinstance(given, dict):
+        return all(key in read and _covers(read[key], value) for key, value in given.items())
+    return bool(read == given)
 
 
 def conversation(env: Env, episode: Episode) -> list[dict[str, str]] | None:
