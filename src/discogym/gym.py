@@ -2,8 +2,9 @@
 ``discogym/Redstone-v0``, ``discogym/Petri-v0`` and ``discogym/Autumn-v0`` (docs/training.md), so that
 ``gymnasium.make("discogym.gym:discogym/Crafting-v0")`` works without importing it first.
 
-Keyword arguments of ``gymnasium.make``: ``split``, ``condition``, ``task`` and ``out`` (a folder the episodes
-are written to, which ``discogym report`` reads); ``max_episode_steps`` is Gymnasium's own cap on steps.
+Keyword arguments of ``gymnasium.make``: ``split`` (``training:SEED:COUNT`` for training tasks), ``condition``,
+``task``, ``out`` (a folder the episodes are written to, which ``discogym report`` reads) and ``shaped_reward``;
+``max_episode_steps`` is Gymnasium's own cap on steps.
 """
 
 import gymnasium
