@@ -7,7 +7,7 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 OLDEST := $(VENV)/oldest-numerics
 
 .PHONY: install run test lint bench lock clean agents-cli test-agents-cli browser caddy wheel-smoke verify-frozen \
-	real-model test-real-model
+	real-model test-real-model verifiers lock-verifiers
 
 # Two installs, each with its own stamp file so that `make run` then `make test` upgrades cleanly:
 # - RUNTIME: discogym with the extras `make run` uses (plots; schematics for redstone's reference devices), no more;
@@ -48,7 +48,7 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint $(OLDEST)/installed browser caddy
+test: lint $(OLDEST)/installed browser caddy verifiers
 	$(BIN)/pytest -q -n auto --dist worksteal  # an idle worker takes tests queued for the other: no long tail
 
 # Every frozen petri set regenerated under both numerics stacks (make test regenerates a sample; CI runs this too).
@@ -144,5 +144,25 @@ lock:
 	  .lock-venv/bin/python -m pip freeze --exclude-editable --disable-pip-version-check | grep -v '^discogym'; } > constraints.txt
 	rm -rf .lock-venv
 
+# verifiers 0.4.0 and discogym[verifiers] in a venv of their own (verifiers pins mcp and openai below the dev venv's),
+# at the versions of constraints-verifiers.txt; make test runs tests/interfaces/test_verifiers.py with it.
+VERIFIERS := .venv-verifiers
+$(VERIFIERS)/installed: pyproject.toml constraints-verifiers.txt src/discogym/suites/redstone/_core.c
+	test -x $(VERIFIERS)/bin/python || $(PYTHON) -m venv $(VERIFIERS)
+	$(VERIFIERS)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints-verifiers.txt -e '.[verifiers]'
+	touch $@
+
+verifiers: $(VERIFIERS)/installed
+
+lock-verifiers:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[verifiers]'
+	{ echo "# The tested versions of every package of make verifiers' venv (pip constraints there)."; \
+	  echo "# Regenerate after changing the verifiers extra in pyproject.toml: make lock-verifiers"; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable --disable-pip-version-check | grep -v '^discogym'; } \
+	  > constraints-verifiers.txt
+	rm -rf .lock-venv
+
 clean:
-	rm -rf $(VENV) runs .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(VERIFIERS) runs .mypy_cache .ruff_cache .pytest_cache

@@ -107,6 +107,7 @@ STAND_INS = {
     "web.md": ["discogym run SUITE --out runs/SUITE", "discogym run SUITE --out studies/autumn-people/SUITE"],
     "inspect.md": ["discogym run crafting --split val.small.easy --tasks VAL0187 --out runs/crafting"],
     "local-models.md": ["discogym run crafting --tasks TEST0000 --out runs/local/crafting"],
+    "training.md": ["discogym run crafting --split val --tasks VAL0001 --out runs/vf-crafting"],  # vf-eval's episodes
 }
 
 
@@ -190,8 +191,10 @@ def test_the_list_of_lines_not_run_matches_the_docs():
     for start in NOT_RUN:
         assert any(line.text.startswith(start) for line in DISCOGYM_LINES), f"no documented line starts {start!r}"
     others = [line for line in ALL_LINES if not line.is_discogym()]
-    # Inspect's own command lines: tests/interfaces/test_inspect.py runs `inspect eval` offline as the docs show it
-    assert all(re.match(r"(make |python3? |\.\./|export |echo |inspect )", line.text) for line in others), others
+    # Inspect's own command lines: tests/interfaces/test_inspect.py runs `inspect eval` offline as the docs show it;
+    # verifiers' vf-eval: tests/interfaces/test_verifiers.py runs it against a fake endpoint as docs/training.md does
+    pattern = r"(make |python3? |\.\./|export |echo |inspect |\.venv-verifiers/bin/vf-eval )"
+    assert all(re.match(pattern, line.text) for line in others), others
 
 
 def world_file_text() -> str:
