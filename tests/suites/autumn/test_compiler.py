@@ -52,6 +52,39 @@ def test_a_second_interpreter_of_a_program_compiles_nothing():
     assert again.globals["y"] == 3
 
 
+def test_a_second_interpreter_replays_the_compiling_into_its_own_functions_with_the_same_frames(monkeypatch):
+    source = program(
+        '(object Dot (: on Bool) (Cell 0 0 (if on then "red" else "blue")))',
+        '(= flip (--> d (updateObj d "on" (! (.. d on)))))',
+        "(= dots (initnext (list (Dot false (Position 1 1))) (updateObj (prev dots) flip)))",
+        "(= inc (--> x (+ x 1)))",
+        "(= twice (--> x (inc (inc x))))",
+        "(= n (initnext 0 (twice (prev n))))",
+        "(on clicked (= dots (addObj dots (Dot true click))))",
+    )
+    monkeypatch.setattr(compiler, "_PLANS", {})
+    replayed: list[object] = []
+    replay = compiler._Plan.replay
+
+    def counted(plan, into):
+        replayed.append(plan)
+        return replay(plan, into)
+
+    monkeypatch.setattr(compiler._Plan, "replay", counted)
+    first = Interpreter(source)  # compiled, and recorded
+    assert not replayed
+    second = Interpreter(source)
+    assert len(replayed) == len(compiler._PLANS) > 5  # every compile of the library and the program replayed
+    assert second.globals["twice"] is not first.globals["twice"]
+    actions = [None, ("click", 3, 4), "left", ("click", 5, 5), None]
+    frames = [[interpreter.step(action) for action in actions] for interpreter in (first, second)]
+    assert frames[0] == frames[1] and first.globals["n"] == second.globals["n"] == 10
+    assert len(first.globals["dots"]) == 3
+    # a lambda replayed is this interpreter's: its body reads this interpreter's globals
+    second.globals["n"] = 100
+    assert first.evaluate("(twice n)") == 12 and second.evaluate("(twice n)") == 102
+
+
 def test_cells_made_once_are_those_of_equal_field_values_of_the_same_kind():
     source = program(
         '(object Box (: v Int) (if (== (+ v 0) 1) then (Cell 0 0 "red") else (Cell 0 0 "blue")))',

@@ -205,8 +205,11 @@ def _grid(registry: _Registry) -> None:
     @define("adjPositions", (1,))
     def adj_positions(pos: Any) -> tuple[Position, ...]:
         p = _position(pos, "adjPositions")
-        steps = ((-1, 0), (1, 0), (0, -1), (0, 1))
-        return tuple(Position(p.x + dx, p.y + dy) for dx, dy in steps if _inside(interp, p.x + dx, p.y + dy))
+        inside = range(interp.grid_size)
+        x, y = p.x, p.y
+        return tuple(
+            Position(a, b) for a, b in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)) if a in inside and b in inside
+        )
 
     @define("isFreePos", (1,))
     def is_free_pos(pos: Any) -> bool:

@@ -16,13 +16,14 @@ second interpreter of the same program (every task's reset) costs no compilation
 from collections.abc import Callable
 from functools import lru_cache
 from types import CodeType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from discogym.suites.autumn.sexpr import (
     INT_MAX,
     INT_MIN,
     AutumnError,
     Expr,
+    Node,
     Number,
     SList,
     Symbol,
@@ -52,6 +53,7 @@ class Compiler:
     def __init__(self, interp: "Interpreter") -> None:
         self.interp = interp
         self.functions = 0
+        self._recording: list[Step] | None = None  # the steps of the compile() under way, to replay
         self.namespace: dict[str, Any] = {
             "G": interp.globals,
             "Position": Position,
@@ -59,6 +61,7 @@ class Compiler:
             "apply": interp.apply,
             "look": interp.look_up,
             "builtin": interp.builtin,
+            "B": interp.builtins_table,
             "assign": interp.assign_value,
             "assign_field": interp.assign_field,
             "field": interp.field,
@@ -72,9 +75,29 @@ class Compiler:
             "prev_named": interp.prev_named,
         }
 
-    def compile(self, expr: Expr) -> Code:
-        """A function of a scope that evaluates ``expr`` in it."""
-        return self._function(expr)
+    def compile(self, expr: Expr, reuse: bool = True) -> Code:
+        """A function of a scope that evaluates ``expr`` in it. With ``reuse``, an expression compiled before at
+        the same point of another interpreter's compiling (the same namespace size, function count and bound
+        names: the same program and library) is not generated again: its recorded steps are replayed
+        (:class:`_Plan`), making the same functions in this interpreter's namespace."""
+        if not reuse:
+            return self._function(expr)
+        key = (id(expr), len(self.namespace), self.functions, self.interp.bound)
+        plan = _PLANS.get(key)
+        if plan is not None and plan.expr is expr:  # (the plan holds expr: its id is not another's)
+            return plan.replay(self)
+        outer, self._recording = self._recording, []
+        try:
+            function = self._function(expr)
+            steps = self._recording
+        finally:
+            self._recording = outer
+        if outer is not None:
+            outer.extend(steps)
+        if len(_PLANS) >= MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = _Plan(expr, tuple(steps))
+        return function
 
     # Functions
 
@@ -88,14 +111,20 @@ class Compiler:
         self.functions += 1
         name = f"autumn_{self.functions}"
         source = f"def {name}(frame):\n    return {body}\n"
-        exec(_code_of(source, name), self.namespace)
+        code = _code_of(source, name)
+        exec(code, self.namespace)
         function: Code = self.namespace.pop(name)
+        if self._recording is not None:
+            self._recording.append(_Made(code, name))
         return function
 
     def _constant(self, value: Any) -> str:
-        """A name in the namespace for ``value`` (a lambda the program writes)."""
+        """A name in the namespace for ``value`` (a lambda the program writes, or a function made just before)."""
         name = f"k{len(self.namespace)}"
         self.namespace[name] = value
+        if self._recording is not None:
+            lambda_of = (value.params, value.node) if isinstance(value, Lambda) else (None, None)
+            self._recording.append(_Named(name, *lambda_of))
         return name
 
     # Expressions
@@ -133,6 +162,8 @@ class Compiler:
             return "None"
         where = f"{expr.line}, {expr.column}"
         if name not in self.interp.bound:  # only the globals hold it: there, or a built-in
+            if name in self.interp.builtins_table:  # (the table never changes)
+                return f"(G[{name!r}] if {name!r} in G else B[{name!r}])"
             return f"(G[{name!r}] if {name!r} in G else builtin({name!r}, {where}))"
         if not writer.local(frame):  # the innermost scope at once, the others through look_up
             return f"({frame}[{name!r}] if {name!r} in {frame} else look({frame}, {name!r}, {where}))"
@@ -297,6 +328,52 @@ SPECIAL_FORMS: dict[str, Callable[[Compiler, SList, str, _Writer, int], str]] = 
     "list": Compiler._list,
     "prev": Compiler._prev,
 }
+
+
+class _Made(NamedTuple):
+    """A step of compiling: a generated function made from ``code``, defining ``name``."""
+
+    code: CodeType
+    name: str
+
+
+class _Named(NamedTuple):
+    """A step of compiling: the function made just before, named ``name`` in the namespace as it is or, given the
+    lambda's ``params`` and ``node``, as a lambda's body."""
+
+    name: str
+    params: tuple[str, ...] | None = None
+    node: Node | None = None
+
+
+Step = _Made | _Named
+MAX_PLANS = 16_384  # plans kept (each holds its expression and code objects the code cache holds anyway)
+
+
+class _Plan:
+    """How one expression was compiled, to be done again in another interpreter's namespace."""
+
+    def __init__(self, expr: Expr, steps: tuple[Step, ...]) -> None:
+        self.expr = expr
+        self.steps = steps
+
+    def replay(self, compiler: Compiler) -> Code:
+        namespace = compiler.namespace
+        made: Any = None
+        for step in self.steps:
+            if isinstance(step, _Made):
+                compiler.functions += 1
+                exec(step.code, namespace)
+                made = namespace.pop(step.name)
+            elif step.params is None or step.node is None:
+                namespace[step.name] = made
+            else:
+                namespace[step.name] = Lambda(step.params, made, step.node)
+        function: Code = made
+        return function
+
+
+_PLANS: dict[tuple[int, int, int, frozenset[str]], _Plan] = {}
 
 
 @lru_cache(maxsize=4096)  # some 150 programs (the library shared): tens of MB at most

@@ -8,10 +8,11 @@ budget (calls, and the elements of every list a built-in makes), a wall-clock bu
 integers are 64-bit (a result outside that range is an error, not a huge number).
 """
 
+import operator
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any, Literal
 
 from discogym.suites.autumn import builtins
@@ -86,14 +87,15 @@ class Interpreter:
         self._compiler = Compiler(self)
         self._user_names: dict[str, None] = {}  # the program's own names, in first-definition order
         self.global_map: OfficialMap | None = None  # compatibility mode: the official map of globals
-        library = _parsed_library(builtins.PRELUDE if prelude is None else prelude)
-        forms = parse(source)
+        self._all_objects: tuple[list[str], list[Any], list[Instance]] | None = None  # the last all_objects()
+        library, library_bound = _parsed(builtins.PRELUDE if prelude is None else prelude)
+        forms, program_bound = _parsed(source)
         # names only the globals can hold are looked up there directly (scope is dynamic: any other is searched
         # for through every calling scope)
-        self.bound = _bound_names(library) | _bound_names(forms)
+        self.bound = library_bound | program_bound
         self._load(library, user=False)
         if prelude is None and stdlib == "official":  # the one name whose two meanings cannot live side by side
-            self._load(parse("(program (= nextLiquid officialNextLiquid))"), user=False)
+            self._load(_parsed("(program (= nextLiquid officialNextLiquid))")[0], user=False)
         self._load(forms, user=True)
         self._initialize()
         self.frame = self.render()
@@ -302,7 +304,8 @@ class Interpreter:
         _expression_names(expr, names)
         self.bound |= names  # its lambdas' parameters are local names
         self._start_budget()
-        return self._call_if_callable(self._guard(self.compile(expr), {PARENT: self.root}))
+        code = self._compiler.compile(expr, reuse=False)  # (a new text each time: nothing to reuse)
+        return self._call_if_callable(self._guard(code, {PARENT: self.root}))
 
     def _condition(self, clause: OnClause) -> bool:
         """An ``on`` clause's condition: true or false (a function is called first); anything else is an error,
@@ -346,7 +349,7 @@ class Interpreter:
     @property
     def grid_size(self) -> int:
         size = self.globals.get("GRID_SIZE", 16)
-        if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 256:
+        if type(size) is not int or not 1 <= size <= 256:  # (an int subclass, a bool say, is no size)
             raise AutumnError(f"GRID_SIZE must be an integer from 1 to 256, not {size!r}")
         return size
 
@@ -365,12 +368,20 @@ class Interpreter:
 
     def all_objects(self) -> list[Instance]:
         """``(allObjs)``: every object held by a global; in compatibility mode in the order of the official
-        interpreter's hash map of globals (compat.OfficialMap), else in paint order."""
+        interpreter's hash map of globals (compat.OfficialMap), else in paint order. The list is shared between
+        calls: not to be changed."""
         if self.global_map is None:
             return self.objects()
+        names = self.global_map.names()
+        values = list(map(self.globals.get, names))
+        kept = self._all_objects
+        # values never change in place: the same value objects under the same names hold the same objects
+        if kept is not None and kept[0] == names and all(map(operator.is_, kept[1], values)):
+            return kept[2]
         found: list[Instance] = []
-        for name in self.global_map.names():
-            _instances(self.globals.get(name), found)
+        for value in values:
+            _instances(value, found)
+        self._all_objects = (names, values, found)
         return found
 
     def forget(self, name: str) -> None:
@@ -429,6 +440,11 @@ class Interpreter:
             return root[name]
         return self.builtin(name, line, column)
 
+    @property
+    def builtins_table(self) -> dict[str, Builtin]:
+        """The built-ins by name (not to be changed)."""
+        return self._builtins
+
     def builtin(self, name: str, line: int, column: int) -> Any:
         """The built-in ``name``; AutumnError at the name's place when there is none."""
         found = self._builtins.get(name)
@@ -438,17 +454,19 @@ class Interpreter:
 
     def apply(self, function: Any, args: tuple[Any, ...], frame: Scope, line: int, column: int) -> Any:
         """Call a function value with evaluated arguments; errors get the place (line, column) of the call."""
-        self._ops += 1
-        if self._ops > OPS_BUDGET or not self._ops & 4095:
+        ops = self._ops = self._ops + 1
+        if ops > OPS_BUDGET or not ops & 4095:
             self._tick(line, column)
         try:
-            if type(function) is Lambda:
+            kind = type(function)
+            if kind is Lambda:
                 params = function.params
                 if len(args) < len(params):  # too many are ignored, as officially; too few crash Autumn.cpp
                     raise AutumnError(f"{function.name} takes {len(params)} argument(s), got {len(args)}")
-                if self._depth >= MAX_DEPTH:
+                depth = self._depth
+                if depth >= MAX_DEPTH:
                     raise AutumnError(f"recursion too deep (more than {MAX_DEPTH} nested calls)")
-                self._depth += 1
+                self._depth = depth + 1
                 try:
                     if len(params) == 1:
                         return function.body({params[0]: args[0], PARENT: frame})
@@ -456,17 +474,18 @@ class Interpreter:
                     scope[PARENT] = frame
                     return function.body(scope)
                 finally:
-                    self._depth -= 1
-            if isinstance(function, Builtin):
-                if function.takes is not None and len(args) not in function.takes:
-                    counts = " or ".join(map(str, function.takes))
+                    self._depth = depth
+            if kind is Builtin:
+                takes = function.takes
+                if takes is not None and len(args) not in takes:
+                    counts = " or ".join(map(str, takes))
                     raise AutumnError(f"{function.name} takes {counts} argument(s), got {len(args)}")
                 outer, self.caller = self.caller, frame  # functions a built-in calls sit on this scope
                 try:
                     return function.function(*args)
                 finally:
                     self.caller = outer
-            if isinstance(function, ObjectType):
+            if kind is ObjectType:
                 return self.construct(function, args)
             raise AutumnError(f"cannot call {describe(function)}")
         except AutumnError as err:
@@ -642,11 +661,12 @@ def _expression_names(expr: Expr, found: set[str]) -> None:
         _expression_names(item, found)
 
 
-@cache
-def _parsed_library(source: str) -> list[Expr]:
-    """The standard library's forms, read once per process (forms are immutable, so every interpreter shares
-    them)."""
-    return parse(source)
+@lru_cache(maxsize=256)
+def _parsed(source: str) -> tuple[list[Expr], frozenset[str]]:
+    """A program's (or the standard library's) forms and the names they bind (:func:`_bound_names`), worked out
+    once per process (forms are immutable, so every interpreter of the source shares them)."""
+    forms = parse(source)
+    return forms, _bound_names(forms)
 
 
 def field_of(value: Any, name: str) -> Any:
@@ -664,11 +684,14 @@ def field_of(value: Any, name: str) -> Any:
 
 
 def _instances(value: Any, found: list[Instance]) -> None:
-    if isinstance(value, Instance):
+    if type(value) is Instance:
         found.append(value)
     elif isinstance(value, tuple):
-        for item in value:
-            _instances(item, found)
+        for item in value:  # a list of objects at once, a list in it by a call
+            if type(item) is Instance:
+                found.append(item)
+            elif isinstance(item, tuple):
+                _instances(item, found)
 
 
 def _same_kind(name: str, old: Any, new: Any, node: Node | None = None) -> None:

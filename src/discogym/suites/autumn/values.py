@@ -5,7 +5,7 @@ nothing changes one in place) and null is None.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from discogym.suites.autumn.sexpr import AutumnError, Node
@@ -79,11 +79,11 @@ class Instance:
         if name == "origin":
             if not isinstance(value, Position):
                 raise AutumnError(f"origin must be a Position, not {describe(value)}")
-            return replace(self, origin=value)
+            return Instance(self.type, self.id, self.values, value)
         if name not in self.type.fields:
             raise AutumnError(f"{self.type.name} has no field {name!r}")
         index = self.type.fields.index(name)
-        return replace(self, values=(*self.values[:index], value, *self.values[index + 1 :]))
+        return Instance(self.type, self.id, (*self.values[:index], value, *self.values[index + 1 :]), self.origin)
 
     def __str__(self) -> str:
         fields = " ".join(f"{n}={_short(v)}" for n, v in zip(self.type.fields, self.values, strict=True))
