@@ -11,10 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from discogym.core.running import process
 from discogym.core.running.process import (
     WAKE_SECONDS,
     CollectorFreezer,
     collector_paused,
+    deferring_raised,
     event_loop,
     raise_in_thread,
     run_on_event_loop,
@@ -43,6 +45,34 @@ def test_a_thread_raises_what_is_raised_into_it():
     raise_in_thread(thread.ident, Stop)
     thread.join(5)
     assert stopped.is_set() and not thread.is_alive()
+
+
+def test_what_is_raised_into_a_deferring_block_is_raised_when_it_ends():
+    inside, raised = threading.Event(), threading.Event()
+    steps: list[str] = []
+
+    def work() -> None:
+        try:
+            with deferring_raised():
+                with deferring_raised():  # nested: one block, the outer one's end raises
+                    inside.set()
+                    assert raised.wait(5)
+                    for _ in range(100):  # instructions enough to have met an exception raised at once
+                        time.sleep(0.001)
+                    steps.append("inner block done")
+                steps.append("outer block done")
+            steps.append("after the block")
+        except Stop:
+            steps.append("stopped")
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    assert inside.wait(5) and thread.ident is not None
+    raise_in_thread(thread.ident, Stop)
+    raised.set()
+    thread.join(5)
+    assert steps == ["inner block done", "outer block done", "stopped"]
+    assert process._deferring == {}  # a later thread with the same ident is not deferred
 
 
 def test_every_thread_gets_the_one_event_loop_running_in_a_daemon_thread():

@@ -32,6 +32,7 @@ from discogym.core.model.task import Condition, Task
 from discogym.core.model.termination import Termination
 from discogym.core.model.tools import ToolCall, ToolImage, ToolResult, ToolSpec
 from discogym.core.running.agent_lookup import make_agent
+from discogym.core.running.process import deferring_raised
 from discogym.core.running.provenance import git_commit, platform_name, python_version
 from discogym.core.running.versions import task_hash
 
@@ -342,7 +343,7 @@ class EpisodeRecorder(_Driver):
 
     def open(self) -> Env:
         """Make the environment and read its brief and tools."""
-        with self.blame(Termination.ENV_ERROR, starting=True):
+        with self.blame(Termination.ENV_ERROR, starting=True), deferring_raised():  # made whole, so closed after
             self.env = self.suite.make_env(self.planned.task, self.planned.condition, self.planned.env_seed)
             if self.planned.carried is not None:
                 self.env.continue_from(self.planned.carried)
@@ -395,8 +396,9 @@ class EpisodeRecorder(_Driver):
         (unless it already has an error); otherwise it is ignored."""
         if self.env is None or self._env_closed:
             return
-        self._env_closed = True
-        _close(self, self.env, blamed=blamed)
+        with deferring_raised():  # an abandoned episode's close is not cut short either
+            self._env_closed = True
+            _close(self, self.env, blamed=blamed)
 
     def abandon(self) -> None:
         """The episode will not be written (an infrastructure fault, an interrupt, a client gone): close the

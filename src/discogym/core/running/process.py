@@ -100,10 +100,39 @@ T = TypeVar("T")
 WAKE_SECONDS = 0.25  # how often a thread waiting on the event loop wakes, to meet an exception raised into it
 
 
+_deferring: dict[int, list[type[BaseException] | None]] = {}  # threads in deferring_raised(): what waits for each
+_deferring_lock = threading.Lock()
+
+
 def raise_in_thread(ident: int, exception: type[BaseException]) -> None:
     """Have the thread ``ident`` raise ``exception`` at its next Python instruction (CPython's
-    PyThreadState_SetAsyncExc; a thread blocked in C, on a socket say, raises once the call returns)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exception))
+    PyThreadState_SetAsyncExc; a thread blocked in C, on a socket say, raises once the call returns), or at the
+    end of its :func:`deferring_raised` block if it is in one."""
+    with _deferring_lock:  # (held while raising: the thread cannot enter a block between the check and the raise)
+        waiting = _deferring.get(ident)
+        if waiting is not None:
+            waiting[0] = exception
+            return
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exception))
+
+
+@contextlib.contextmanager
+def deferring_raised() -> Iterator[None]:
+    """A block that :func:`raise_in_thread` does not cut short: what it raises into this thread meanwhile is raised
+    when the block ends (an environment is then never left half made or half closed). Nested blocks are one."""
+    me = threading.get_ident()
+    waiting: list[type[BaseException] | None] = [None]
+    try:
+        with _deferring_lock:
+            _deferring.setdefault(me, waiting)
+        yield
+    finally:
+        with _deferring_lock:
+            mine = _deferring.get(me) is waiting
+            if mine:
+                del _deferring[me]
+        if mine and waiting[0] is not None:
+            raise waiting[0]
 
 
 _loop: asyncio.AbstractEventLoop | None = None
