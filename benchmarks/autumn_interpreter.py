@@ -50,7 +50,11 @@ STEPS = 1000
 TURN = 10  # steps each interpreter takes in turn when two are compared
 
 
-OFFICIAL_DIALECT: dict[str, Any] = {"stdlib": "official", "order": "official", "flavor": "libstdc++"}  # as autumn parity runs ours
+OFFICIAL_DIALECT: dict[str, Any] = {
+    "stdlib": "official",
+    "order": "official",
+    "flavor": "libstdc++",
+}  # as autumn parity runs ours
 
 
 def steps_per_second(source: str, **dialect: Any) -> tuple[float, int, int]:

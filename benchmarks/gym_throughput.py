@@ -22,7 +22,13 @@ steps (``impossible`` left out), then both environments step those texts, only `
 crafting table at every step with no switch to stop it: its rows are with the drawing (beside our ``image-high``
 condition, which draws the same picture) and with the drawing stubbed out (beside our text condition).
 
+With ``--autumn-cpp BUILD --autumn-programs DIR``, autumn's interpreter is also compared with Autumn.cpp's built
+module on the programs of DIR (Autumn.cpp's own ``tests/``: discogym's programs are mostly not its dialect, and it
+has no environment wrapper), as ``benchmarks/autumn_interpreter.py --official`` does: per program both
+interpreters' time over the same seeded random actions, the same frames checked, and the median ratio.
+
     python benchmarks/gym_throughput.py [--seconds 3] [--suites crafting --suites autumn] [--plancraft]
+    python benchmarks/gym_throughput.py --suites autumn --autumn-cpp BUILD --autumn-programs DIR
 """
 
 import argparse
@@ -213,7 +219,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds of stepping per row")
     parser.add_argument("--suites", action="append", choices=sorted(SUITES), help="suites (default: all)")
     parser.add_argument("--plancraft", action="store_true", help="crafting against Plancraft's own environment too")
+    parser.add_argument("--autumn-cpp", metavar="BUILD", type=Path, help="autumn against Autumn.cpp's module too")
+    parser.add_argument("--autumn-programs", metavar="DIR", type=Path, help="with --autumn-cpp: the programs")
+    parser.add_argument("--autumn-stdlib", metavar="FILE", type=Path, help="with --autumn-cpp: its standard library")
     args = parser.parse_args()
+    if args.autumn_cpp is not None and args.autumn_programs is None:
+        parser.error("--autumn-cpp needs --autumn-programs (Autumn.cpp's tests/, say)")
     cores = os.cpu_count() or 1
     print(f"{'suite':9} {'row':13} {'steps':>7} {'steps/s':>9} {'per core':>9} {'vs bare':>8}")
     for suite in args.suites or sorted(SUITES):
@@ -230,6 +241,14 @@ def main() -> None:
                 print(f"{suite:9} {name:13} {steps:7,} {rate:9,.0f} {rate / used:9,.0f} {rate / baseline:7.2f}x")
     if args.plancraft:
         compare_with_plancraft()
+    if args.autumn_cpp is not None:
+        print("\nautumn's interpreter against Autumn.cpp (benchmarks/autumn_interpreter.py --official):", flush=True)
+        # in a process of its own: the heap the rows above left would slow the collector, and so ours
+        command = [sys.executable, str(Path(__file__).with_name("autumn_interpreter.py")), "--official"]
+        command += [str(args.autumn_cpp), "--programs", str(args.autumn_programs)]
+        if args.autumn_stdlib is not None:
+            command += ["--stdlib", str(args.autumn_stdlib)]
+        subprocess.run(command, check=True)
 
 
 if __name__ == "__main__":
