@@ -70,6 +70,18 @@ def test_reruns_are_byte_identical_and_a_second_export_resumes_the_run(tmp_path)
     assert (other / "crafting.jsonl").read_bytes() == (tmp_path / "crafting.jsonl").read_bytes() and elsewhere
 
 
+def test_an_export_holds_only_its_own_split_though_the_folder_holds_others(tmp_path):
+    # an evaluation split exported into the shared folder must not reach a later training export, nor the rest of
+    # a longer training split a shorter one
+    export("crafting", "test.small", tmp_path)
+    export("crafting", "training:0:12", tmp_path)
+    shorter, summary = export("crafting", "training:0:5", tmp_path)
+    assert len(list((tmp_path / "runs" / "episodes").glob("*.json"))) > 12  # the folder holds all three
+    wanted = sorted(task.id for task in get_suite("crafting").tasks("training:0:5"))
+    assert [line["id"] for line in shorter] == wanted and summary["conversations"] == 5
+    assert all(line["split"].startswith("training:0:") for line in shorter)  # played for the longer split: kept
+
+
 def test_what_cannot_be_a_text_conversation_is_left_out_and_named(tmp_path):
     # ms has no `impossible`: the planner cannot end an impossible task there, which is no success
     lines, summary = export("crafting", "test.small", tmp_path, "--condition", "ms")

@@ -1155,6 +1155,7 @@ def export_sft_command(
     The episodes are played as a run into --runs first (an export again resumes it)."""
     from discogym.core import get_suite
     from discogym.core.running.executors import RunListener
+    from discogym.core.running.planning import plan_episodes
     from discogym.core.running.runner import RunConfig
     from discogym.core.running.versions import listed
     from discogym.interfaces.sft import check_writable, conversations_of, write_conversations
@@ -1165,7 +1166,8 @@ def export_sft_command(
         config = RunConfig.for_suite(chosen, [agent], split=split, conditions=[condition] if condition else None)
         folder = runs or Path("runs") / "sft" / chosen.name
         summary = execute_run(chosen, config, folder, workers, retries=0, listener=RunListener())
-        conversations, left_out = conversations_of(chosen, folder)
+        planned = [item.key for item in plan_episodes(chosen, config)]
+        conversations, left_out = conversations_of(chosen, folder, planned)
         write_conversations(conversations, out)
     if as_json:
         print_json({"out": str(out), "runs": str(folder), "conversations": len(conversations), "left_out": left_out})

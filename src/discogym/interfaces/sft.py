@@ -6,19 +6,28 @@ model sees in ``discogym.gym`` (:func:`discogym.interfaces.text_actions.conversa
 """
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
-from discogym.core import Episode, Suite, UserError
+from discogym.core import Episode, EpisodeKey, Suite, UserError
 from discogym.core.running.storage import RunDir
 from discogym.interfaces.text_actions import conversation
 
 
-def conversations_of(suite: Suite, run_folder: Path) -> tuple[list[dict[str, object]], list[str]]:
-    """The conversations of the run's successful episodes, in task order, and the episodes left out, each with why
-    (``STEM: reason``)."""
+def conversations_of(
+    suite: Suite, run_folder: Path, keys: Iterable[EpisodeKey] | None = None
+) -> tuple[list[dict[str, object]], list[str]]:
+    """The conversations of the run's successful episodes with these ``keys`` (every episode in the folder when
+    None), in file-name order, and the episodes left out, each with why (``STEM: reason``). A folder may hold
+    episodes of earlier exports (other splits, a longer training split): only the keys asked for are read."""
     found: list[dict[str, object]] = []
     left_out: list[str] = []
-    for path in sorted(RunDir(run_folder).episode_paths()):
+    run_dir = RunDir(run_folder)
+    paths = run_dir.episode_paths() if keys is None else sorted(map(run_dir.episode_path, keys))
+    for path in paths:
+        if not path.is_file():
+            left_out.append(f"{path.stem}: not written")
+            continue
         episode = Episode.model_validate_json(path.read_bytes())
         score = suite.score(episode)  # from the file, not the score written in it
         if not score.success:
