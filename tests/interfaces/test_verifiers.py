@@ -143,3 +143,51 @@ def test_a_rollout_verifiers_ends_first_is_named_so_and_its_episode_abandoned(tm
     assert trace["info"] == {"ending": "rollout_ended"} and trace["rewards"]["score"]["score"] == 0.0
     (episode,) = episodes_of(tmp_path)
     assert episode.outcome.termination.value == "abandoned" and len(episode.events) == 1
+
+
+CANCELLED_MID_STEP = """
+import asyncio, contextlib, json, sys, time, types
+import discogym_crafting
+from discogym.interfaces.gym import DiscogymEnv
+
+order = []
+step = DiscogymEnv.step
+def slow_step(self, action):
+    order.append("step starts"); time.sleep(1.0); answer = step(self, action); order.append("step returns")
+    return answer
+close = DiscogymEnv.close
+def logged_close(self):
+    order.append("close"); close(self)
+DiscogymEnv.step, DiscogymEnv.close = slow_step, logged_close
+
+class Interaction:  # a model that answers every turn with an action
+    async def turn(self, message=None):
+        return types.SimpleNamespace(terminated=False, last_reply="craft: from 0 to 1 with 1")
+@contextlib.asynccontextmanager
+async def interaction(task):
+    yield Interaction()
+agents = types.SimpleNamespace(player=types.SimpleNamespace(interaction=interaction))
+
+env = discogym_crafting.load_environment(split="val", out=sys.argv[1])
+task = next(iter(env.taskset))
+async def main():
+    try:
+        await asyncio.wait_for(env.run(task, agents), 0.3)  # verifiers' episode timeout, mid-step
+    except asyncio.TimeoutError:
+        order.append("timed out")
+    await asyncio.sleep(1.5)
+asyncio.run(main())
+print(json.dumps(order))
+"""
+
+
+def test_a_rollout_cancelled_mid_step_closes_its_environment_after_the_step(tmp_path):
+    done = subprocess.run(
+        [str(BIN / "python"), "-c", CANCELLED_MID_STEP, str(tmp_path / "episodes")],
+        capture_output=True, text=True, timeout=300, cwd=REPO,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # the cancelled rollout waits for the step in flight, then closes; before, close ran beside the step
+    assert json.loads(done.stdout) == ["step starts", "step returns", "close", "timed out"]
+    (episode,) = episodes_of(tmp_path)
+    assert episode.outcome.termination.value == "abandoned" and len(episode.events) == 1  # the step is in it

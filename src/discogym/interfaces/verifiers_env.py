@@ -9,8 +9,10 @@ environment by the module its id names (``vf-eval discogym-crafting``).
 """
 
 import asyncio
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import verifiers.v1 as vf
@@ -81,16 +83,25 @@ class DiscogymVerifiersEnv(vf.Env[DiscogymEnvConfig]):
 
     async def run(self, task: DiscogymTask, agents: Any) -> None:
         info = task.data.info
-        env = await asyncio.to_thread(
-            DiscogymEnv,
-            info["suite"],
-            split=info["split"],
-            condition=info["condition"],
-            task=info["task"],
-            out=info["out"],
-        )
+        # One thread per rollout runs every call of its environment in turn: a rollout cancelled mid-call (verifiers'
+        # timeout, Ctrl-C) closes the environment only after the call in flight has returned.
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="discogym-rollout")
+        loop = asyncio.get_running_loop()
+
+        def in_turn(call: Callable[..., Any], *args: Any, **kwargs: Any) -> "asyncio.Future[Any]":
+            return loop.run_in_executor(thread, functools.partial(call, *args, **kwargs))
+
+        env: DiscogymEnv | None = None
         try:
-            observation, started = await asyncio.to_thread(env.reset, seed=info["seed"])
+            env = await in_turn(
+                DiscogymEnv,
+                info["suite"],
+                split=info["split"],
+                condition=info["condition"],
+                task=info["task"],
+                out=info["out"],
+            )
+            observation, started = await in_turn(env.reset, seed=info["seed"])
             played = task.with_data(
                 prompt=_text(observation), system_prompt=f"{started['instructions']}\n\n{REPLY_RULE}"
             )
@@ -98,15 +109,15 @@ class DiscogymVerifiersEnv(vf.Env[DiscogymEnvConfig]):
             async with agents.player.interaction(played) as interaction:
                 segment = await interaction.turn()
                 while not segment.terminated:
-                    observation, reward, terminated, truncated, step = await asyncio.to_thread(
-                        env.step, segment.last_reply
-                    )
+                    observation, reward, terminated, truncated, step = await in_turn(env.step, segment.last_reply)
                     if terminated or truncated:
                         ended = step
                         break
                     segment = await interaction.turn(_text(observation))
         finally:
-            await asyncio.to_thread(env.close)
+            if env is not None:
+                await in_turn(env.close)
+            thread.shutdown(wait=False)
         trace = interaction.trace
         trace.record_reward("score", reward, 1.0)
         trace.info.update({key: ended[key] for key in ("ending", "success") if key in ended})
