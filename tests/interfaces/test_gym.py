@@ -15,7 +15,7 @@ gymnasium = pytest.importorskip("gymnasium", reason="the rl extra (pip install '
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import discogym.gym  # noqa: E402
-from discogym.core import Termination, get_suite  # noqa: E402
+from discogym.core import Termination, UserError, get_suite  # noqa: E402
 from discogym.core.model.tools import UNREADABLE_TOOL  # noqa: E402
 from discogym.core.reporting.run_report import build_report  # noqa: E402
 from discogym.core.running.runner import RunConfig, Runner  # noqa: E402
@@ -72,6 +72,49 @@ def test_an_ending_action_typed_as_text_is_terminated_with_the_suites_score(tmp_
     (episode,) = RunDir(tmp_path).iter_episodes()
     assert reward == ending["score"] == episode.score.value  # the reward is the suite's score of the file
     assert json.loads(str(ending["breakdown"])) == episode.score.components
+
+
+def test_a_bad_folder_is_refused_at_once_and_an_episode_that_cannot_be_written_is_kept_until_it_can(tmp_path):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "runtime").write_text("a file where the run's folder goes")
+    with pytest.raises(UserError, match="runtime is a file"):
+        DiscogymEnv("crafting", out=tmp_path / "bad")
+    env = DiscogymEnv("crafting", out=tmp_path / "run")
+    env.reset(seed=0, options={"task": "TEST0000"})
+    sidecars = tmp_path / "run" / "runtime"
+    sidecars.rmdir()
+    sidecars.write_text("the folder gone")  # as a full disk would: the write fails
+    _, _, terminated, _, info = env.step("impossible: because I cannot tell")
+    assert terminated and "runtime" in info["unwritten"] and len(env.unwritten) == 1  # said, kept, not raised
+    sidecars.unlink()
+    sidecars.mkdir()
+    env.reset(seed=0, options={"task": "TEST0001"})  # written now
+    assert not env.unwritten and len(RunDir(tmp_path / "run").episode_paths()) == 1
+    env.close()
+    assert len(RunDir(tmp_path / "run").episode_paths()) == 2
+
+
+def test_a_step_cap_ends_the_episode_as_a_step_limit_in_its_file(tmp_path):
+    env = gymnasium.make("discogym/Petri-v0", step_cap=2, out=tmp_path)
+    env.reset(seed=1)
+    assert env.step("no_such_tool x=1")[2:4] == (False, False)
+    _, reward, terminated, truncated, info = env.step("no_such_tool x=2")
+    assert (terminated, truncated, info["ending"]) == (False, True, "step_limit") and reward == info["score"]
+    env.reset(seed=2)  # not booked again as abandoned
+    env.close()
+    first, second = sorted(RunDir(tmp_path).iter_episodes(), key=lambda episode: episode.provenance.env_seed != 1)
+    assert first.outcome.termination == Termination.STEP_LIMIT and len(first.events) == 2
+    assert "step_cap (2)" in str(first.outcome.agent_message)
+    assert second.outcome.termination == Termination.ABANDONED and not second.events
+
+
+def test_closing_with_an_episode_that_still_cannot_be_written_says_so(tmp_path):
+    env = DiscogymEnv("crafting", out=tmp_path)
+    env.reset(seed=0, options={"task": "TEST0000"})
+    (tmp_path / "runtime").rmdir()
+    (tmp_path / "runtime").write_text("the folder gone")
+    with pytest.raises(RuntimeError, match="1 episode\\(s\\) could not be written"):
+        env.close()
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

@@ -36,6 +36,7 @@ from discogym.core import (
     UserError,
     get_suite,
 )
+from discogym.core.model.episode import EpisodeRuntime
 from discogym.core.model.tools import unreadable
 from discogym.core.running.episode_loop import EpisodeRecorder, EpisodeStopped, PlannedEpisode
 from discogym.core.running.planning import plan_episode
@@ -137,6 +138,7 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
         task: str | None = None,
         out: str | Path | None = None,
         shaped_reward: bool = False,
+        step_cap: int | None = None,
     ) -> None:
         self.suite = get_suite(suite)
         self.split = split or self.suite.splits()[0]
@@ -148,6 +150,12 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
             self._task(task)
         self.task_id = task
         self.run_dir = RunDir(Path(out)) if out is not None else None
+        if self.run_dir is not None:
+            self.run_dir.prepare()  # a bad folder is said now, not after an episode has been played
+        # ended episodes that could not be written yet (a full disk, a folder gone), each with its claim: written at
+        # the next end, reset or close
+        self.unwritten: list[tuple[Episode, EpisodeRuntime, EpisodeClaim | None]] = []
+        self.write_error = ""  # why the first of them could not be written
         self.picture_shape = self._picture_shape()
         self.observation_space: spaces.Space[Any] = AnyText(MAX_OBSERVATION)
         if self.picture_shape is not None:
@@ -156,6 +164,9 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
         self.picture: np.ndarray | None = None  # the last picture shown
         self.action_space = AnyText(MAX_ACTION)
         self.shaped_reward = shaped_reward
+        if step_cap is not None and step_cap < 1:
+            raise UserError(f"step_cap is a number of calls, at least 1, not {step_cap}")
+        self.step_cap = step_cap
         self.potential = 0.0  # the suite's progress() after the last step, when the reward is shaped
         self.recorder: EpisodeRecorder | None = None
         self.claim: EpisodeClaim | None = None
@@ -197,6 +208,7 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
             result = recorder.call(self._read(action))
         except EpisodeStopped:  # the environment failed: the episode ends with its error
             result = ToolResult.failure(f"the environment failed: {recorder.error}")
+        self._stop_at_step_cap(recorder)
         potential = self._progress() if self.shaped_reward and not recorder.over else 0.0
         info: dict[str, Any] = {"ok": result.ok}
         if not recorder.over:  # (a failure of the progress measure ends the episode as the environment's error)
@@ -213,8 +225,18 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
             # the suite's breakdown as JSON text: its fields differ by suite and task, which a vector's infos refuse
             info["breakdown"] = json.dumps(episode.score.components, sort_keys=True)
         reward += self._shaping(info, 0.0)  # an ended episode's potential is 0: the shaping sums to -progress at reset
+        if self.unwritten:
+            info["unwritten"] = self.write_error
         observation = self._observation(result.text, result.images)
         return observation, reward, not ending.kind.truncated, ending.kind.truncated, info
+
+    def _stop_at_step_cap(self, recorder: EpisodeRecorder) -> None:
+        """End the episode as a step limit at ``step_cap`` calls, so that its file says so (Gymnasium's own
+        ``max_episode_steps`` truncates an episode in a wrapper this environment does not see: the next reset then
+        writes it as abandoned)."""
+        cap = self.step_cap
+        if cap is not None and not recorder.over and len(recorder.events) >= cap:
+            recorder.stop(Termination.STEP_LIMIT, f"the environment's step_cap ({cap}) reached")
 
     def valid_actions(self) -> list[str]:
         """Actions valid now, as text (the suite's valid calls, what its random agent picks from, as its text syntax
@@ -271,6 +293,9 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
     def close(self) -> None:
         self._end(Termination.ABANDONED, "the environment was closed before the episode ended")
         super().close()
+        if self.unwritten:
+            count = len(self.unwritten)
+            raise RuntimeError(f"{count} episode(s) could not be written: {self.write_error}")
 
     def _task(self, task_id: str) -> Task:
         if task_id not in self.tasks:
@@ -307,17 +332,36 @@ class DiscogymEnv(gymnasium.Env[Observation, str]):
         recorder, self.recorder = self.recorder, None
         claim, self.claim = self.claim, None
         if recorder is None:
+            self._write_unwritten()
             return None
         try:
             if recorder.termination is None:
                 recorder.stop(termination, message)
             episode, runtime = recorder.record()
-            if self.run_dir is not None:
-                self.run_dir.write_episode(episode, runtime)
-            return episode
-        finally:
+        except BaseException:
             if claim is not None:
                 claim.release()
+            raise
+        if self.run_dir is not None:
+            self.unwritten.append((episode, runtime, claim))
+            self._write_unwritten()
+        return episode
+
+    def _write_unwritten(self) -> None:
+        """Write the ended episodes not written yet, oldest first; one that cannot be, and those after it, stay
+        (with their claims) for the next try, and ``write_error`` says why."""
+        while self.unwritten and self.run_dir is not None:
+            episode, runtime, claim = self.unwritten[0]
+            try:
+                self.run_dir.write_episode(episode, runtime)
+            except OSError as err:
+                where = err.filename or self.run_dir.episode_path(episode.key)
+                self.write_error = f"{where}: {err.strerror or err}"
+                return
+            self.unwritten.pop(0)
+            if claim is not None:
+                claim.release()
+        self.write_error = ""
 
 
 def _pixels(image: ToolImage, shape: tuple[int, int, int] | None = None) -> np.ndarray:
